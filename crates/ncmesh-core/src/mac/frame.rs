@@ -1,0 +1,75 @@
+//! 802.11 frames as they go on the air.
+
+use crate::engine::Time;
+use crate::net::{NodeId, Packet};
+use crate::phy::timing::{LLC_BYTES, MAC_DATA_OVERHEAD};
+use smallvec::SmallVec;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    Data,
+    Ack,
+    Rts,
+    Cts,
+}
+
+/// The payload of a data frame, as a coding scheme builds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataBody {
+    /// Nodes meant to use this frame (pseudo-broadcast names several; the MAC
+    /// receiver is one of them).
+    pub intended: SmallVec<[NodeId; 4]>,
+    /// The native packets the frame carries or encodes.
+    pub packets: SmallVec<[Packet; 1]>,
+    /// MSDU length on the air: LLC + scheme header + payload, bytes.
+    pub msdu_bytes: u32,
+    /// Scheme-defined header bytes included in msdu_bytes (0 for native frames).
+    pub header_bytes: u32,
+    /// Scheme-defined tag (e.g. coded or native, coding id).
+    pub tag: u64,
+    /// Coded payload bytes, when payloads are carried and the scheme codes.
+    pub coded_payload: Option<Box<[u8]>>,
+}
+
+impl DataBody {
+    /// A plain frame carrying one packet to `next_hop`.
+    pub fn native(pkt: Packet, next_hop: NodeId) -> DataBody {
+        let msdu_bytes = LLC_BYTES + pkt.ip_bytes;
+        let mut intended = SmallVec::new();
+        intended.push(next_hop);
+        let mut packets = SmallVec::new();
+        packets.push(pkt);
+        DataBody { intended, packets, msdu_bytes, header_bytes: 0, tag: 0, coded_payload: None }
+    }
+}
+
+/// What a scheme hands the MAC at a transmission opportunity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutFrame {
+    /// MAC receiver (acknowledges the frame), or BROADCAST.
+    pub mac_rx: NodeId,
+    pub body: DataBody,
+}
+
+impl OutFrame {
+    pub fn mpdu_bytes(&self) -> u32 {
+        MAC_DATA_OVERHEAD + self.body.msdu_bytes
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub kind: FrameKind,
+    /// Transmitter.
+    pub tx: NodeId,
+    /// Receiver address (BROADCAST for broadcast data).
+    pub rx: NodeId,
+    pub seq: u16,
+    pub retry: bool,
+    /// Duration field: how long the medium stays reserved after this frame (NAV).
+    pub nav: Time,
+    pub mpdu_bytes: u32,
+    pub rate_mbps: f64,
+    pub airtime: Time,
+    pub data: Option<DataBody>,
+}

@@ -1,0 +1,5 @@
+//! Counters and results.
+
+pub mod result;
+
+pub use result::*;

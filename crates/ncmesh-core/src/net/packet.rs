@@ -1,0 +1,59 @@
+//! The network-layer packet as it travels hop by hop.
+
+use crate::engine::Time;
+use crate::transport::tcp::TcpHeader;
+use crate::transport::udp::UdpHeader;
+
+pub type NodeId = u32;
+
+/// MAC receiver address meaning "every node".
+pub const BROADCAST: NodeId = u32::MAX;
+
+pub const IP_HEADER_BYTES: u32 = 20;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum L4 {
+    Tcp(TcpHeader),
+    Udp(UdpHeader),
+}
+
+/// An IP packet. Copies made at each hop keep the same `uid`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Packet {
+    /// Unique per originated packet.
+    pub uid: u64,
+    pub flow: u32,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub ttl: u32,
+    /// IP datagram length, headers included.
+    pub ip_bytes: u32,
+    pub created: Time,
+    pub l4: L4,
+    /// Application payload, when the scenario asks for real bytes.
+    pub payload: Option<Box<[u8]>>,
+}
+
+impl Packet {
+    pub fn tcp(&self) -> Option<&TcpHeader> {
+        match &self.l4 {
+            L4::Tcp(h) => Some(h),
+            L4::Udp(_) => None,
+        }
+    }
+}
+
+/// Why a packet instance left the network without being delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    /// Interface queue full on arrival (drop-tail) or chosen by a queue policy.
+    QueueFull,
+    /// MAC gave up after its retry limit.
+    RetryLimit,
+    /// TTL reached zero.
+    Ttl,
+    /// No route to the destination.
+    NoRoute,
+    /// Discarded by a coding scheme (e.g. a packet it could not decode).
+    Scheme,
+}

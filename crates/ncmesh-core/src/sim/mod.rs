@@ -1,0 +1,182 @@
+//! The simulator: builds the network of a scenario and runs it.
+//!
+//! `Sim` owns every node (radio, DCF state, coding scheme), the channel, the routes and
+//! the flows, and dispatches events to the glue code of each layer (mac_glue,
+//! net_glue). Protocol logic itself lives in the layer modules.
+
+mod air;
+mod build;
+mod events;
+mod mac_glue;
+mod net_glue;
+mod report;
+pub mod trace;
+
+use crate::app::Source;
+use crate::coding::{CodingScheme, SchemeOut};
+use crate::engine::{EventQueue, Rng, Time};
+use crate::mac::{Dcf, MacParams};
+use crate::metrics::{FlowSample, NodeResult, NodeSample, RunResult};
+use crate::net::{NodeId, Routes};
+use crate::phy::loss::LossModel;
+use crate::phy::{Channel, Radio};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::transport::tcp::{TcpReceiver, TcpSender};
+use air::Air;
+use events::Ev;
+
+/// Packet accounting of one node (see metrics::Conservation).
+#[derive(Debug, Default, Clone)]
+struct Ledger {
+    originated: u64,
+    received: u64,
+    delivered: u64,
+    handed_over: u64,
+    dropped: u64,
+}
+
+struct Node {
+    radio: Radio,
+    dcf: Dcf,
+    scheme: Box<dyn CodingScheme>,
+    rng_backoff: Rng,
+    rng_channel: Rng,
+    rng_scheme: Rng,
+    stats: NodeResult,
+    ledger: Ledger,
+    pos: (f64, f64),
+}
+
+struct Flow {
+    src: NodeId,
+    dst: NodeId,
+    tcp: bool,
+    source: Source,
+    start: Time,
+    stop: Time,
+    tx: Option<TcpSender>,
+    rx: Option<TcpReceiver>,
+    /// Bytes the application has written so far (u64::MAX: unlimited).
+    app_bytes: u64,
+    /// Highest stream offset sent.
+    max_sent: u64,
+    active: bool,
+    udp_seq: u64,
+    udp_rx_bytes: u64,
+    tx_packets: u64,
+    rto_at: Option<Time>,
+    delack_at: Option<Time>,
+    bytes_at_measure_start: u64,
+    bytes_at_measure_end: Option<u64>,
+    bytes_at_last_sample: u64,
+    payload_errors: u64,
+}
+
+impl Flow {
+    fn delivered(&self) -> u64 {
+        match &self.rx {
+            Some(r) => r.delivered_bytes(),
+            None => self.udp_rx_bytes,
+        }
+    }
+}
+
+pub struct Sim {
+    now: Time,
+    end: Time,
+    queue: EventQueue<Ev>,
+    nodes: Vec<Node>,
+    flows: Vec<Flow>,
+    channel: Channel,
+    loss: LossModel,
+    routes: Routes,
+    mac: MacParams,
+    rx_model: crate::phy::radio::RxModel,
+    air: Air,
+    scenario: Scenario,
+    queue_capacity: usize,
+    next_uid: u64,
+    payloads: bool,
+    series_interval: Time,
+    measure: (Time, Time),
+    flow_series: Vec<FlowSample>,
+    node_series: Vec<NodeSample>,
+    out_pool: Vec<SchemeOut>,
+    trace: Option<Vec<trace::TraceRecord>>,
+}
+
+/// Runs a scenario to completion.
+pub fn run(s: &Scenario) -> Result<RunResult, ScenarioError> {
+    let t0 = std::time::Instant::now();
+    let mut sim = Sim::new(s)?;
+    sim.run_to_end();
+    let wall = t0.elapsed().as_secs_f64();
+    Ok(sim.result(wall))
+}
+
+impl Sim {
+    pub fn new(s: &Scenario) -> Result<Sim, ScenarioError> {
+        build::build(s)
+    }
+
+    pub fn run_to_end(&mut self) {
+        while let Some((t, ev)) = self.queue.pop_until(self.end) {
+            self.now = t;
+            self.dispatch(ev);
+        }
+        self.now = self.end;
+    }
+
+    pub fn events(&self) -> u64 {
+        self.queue.popped()
+    }
+
+    /// Records every transmission and reception outcome from now on.
+    pub fn enable_trace(&mut self) {
+        self.trace.get_or_insert_with(Vec::new);
+    }
+
+    pub fn trace(&self) -> &[trace::TraceRecord] {
+        self.trace.as_deref().unwrap_or(&[])
+    }
+
+    /// The results so far (after `run_to_end`, the run's results).
+    pub fn results(&self) -> RunResult {
+        self.result(0.0)
+    }
+
+    fn record(&mut self, node: u32, what: trace::TraceKind, slot_or_frame: &crate::mac::Frame) {
+        if let Some(t) = &mut self.trace {
+            t.push(trace::TraceRecord::new(self.now, node, what, slot_or_frame));
+        }
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::Access { node, gen } => self.on_access(node, gen),
+            Ev::Timeout { node, gen } => self.on_timeout(node, gen),
+            Ev::Respond { node, resp } => self.on_respond(node, resp),
+            Ev::TxEnd { node, response } => self.on_tx_end(node, response),
+            Ev::Arrival { node, slot, arr } => self.on_arrival(node, slot, arr),
+            Ev::RxEnd { node, slot } => self.on_rx_end(node, slot),
+            Ev::FlowStart { flow } => self.on_flow_start(flow),
+            Ev::FlowStop { flow } => self.on_flow_stop(flow),
+            Ev::AppTick { flow } => self.on_app_tick(flow),
+            Ev::Rto { flow } => self.on_rto(flow),
+            Ev::DelAck { flow } => self.on_delack(flow),
+            Ev::SchemeTimer { node, token } => self.on_scheme_timer(node, token),
+            Ev::Sample => self.on_sample(),
+            Ev::MeasureStart => {
+                for f in &mut self.flows {
+                    f.bytes_at_measure_start = f.delivered();
+                }
+            }
+            Ev::MeasureEnd => {
+                for f in &mut self.flows {
+                    f.bytes_at_measure_end = Some(f.delivered());
+                }
+            }
+            Ev::Mobility => self.on_mobility(),
+        }
+    }
+}

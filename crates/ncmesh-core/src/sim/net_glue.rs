@@ -1,0 +1,314 @@
+//! Network and transport glue: the scheme callbacks, forwarding, TCP/UDP endpoints,
+//! applications, timers and sampling.
+
+use super::events::Ev;
+use super::Sim;
+use crate::app::{payload, payload_byte, Source};
+use crate::coding::{CodingScheme, SchemeCx};
+use crate::net::{DropReason, NodeId, Packet, IP_HEADER_BYTES, L4};
+use crate::transport::tcp::TcpHeader;
+use crate::transport::udp::{UdpHeader, UDP_HEADER_BYTES};
+
+impl Sim {
+    /// Calls the scheme of node `n` with its context, then applies what it asked for.
+    pub(super) fn with_scheme<R>(&mut self, n: u32, f: impl FnOnce(&mut dyn CodingScheme, &mut SchemeCx) -> R) -> R {
+        let mut out = self.out_pool.pop().unwrap_or_default();
+        let r = {
+            let nd = &mut self.nodes[n as usize];
+            let mut cx = SchemeCx {
+                now: self.now,
+                node: n,
+                routes: &self.routes,
+                channel: &self.channel,
+                rng: &mut nd.rng_scheme,
+                queue_capacity: self.queue_capacity,
+                out: &mut out,
+            };
+            f(&mut *nd.scheme, &mut cx)
+        };
+        {
+            let nd = &mut self.nodes[n as usize];
+            nd.ledger.handed_over += out.handed_over;
+            out.handed_over = 0;
+            for (_, why) in out.drops.drain(..) {
+                count_drop(&mut nd.stats, &mut nd.ledger, why);
+            }
+        }
+        for (at, token) in out.timers.drain(..) {
+            self.queue.schedule(at.max(self.now), Ev::SchemeTimer { node: n, token });
+        }
+        let mut delivered = std::mem::take(&mut out.deliver);
+        self.out_pool.push(out);
+        for p in delivered.drain(..) {
+            self.net_receive(n, p);
+        }
+        // give the (now empty) buffer back so its capacity is reused
+        if let Some(o) = self.out_pool.last_mut() {
+            if o.deliver.capacity() < delivered.capacity() {
+                o.deliver = delivered;
+            }
+        }
+        r
+    }
+
+    pub(super) fn on_scheme_timer(&mut self, n: u32, token: u64) {
+        self.with_scheme(n, |s, cx| s.on_timer(cx, token));
+        self.mac_packet_ready(n);
+    }
+
+    fn drop_packet(&mut self, n: u32, why: DropReason) {
+        let nd = &mut self.nodes[n as usize];
+        count_drop(&mut nd.stats, &mut nd.ledger, why);
+    }
+
+    /// A packet decoded at `n` by its scheme.
+    fn net_receive(&mut self, n: u32, p: Packet) {
+        self.nodes[n as usize].ledger.received += 1;
+        if p.dst == n {
+            self.nodes[n as usize].ledger.delivered += 1;
+            self.transport_deliver(n, p);
+        } else {
+            self.forward(n, p);
+        }
+    }
+
+    /// A packet created at `n` by its transport.
+    fn net_originate(&mut self, n: u32, p: Packet) {
+        self.nodes[n as usize].ledger.originated += 1;
+        self.forward(n, p);
+    }
+
+    fn forward(&mut self, n: u32, mut p: Packet) {
+        if p.src != n {
+            p.ttl = p.ttl.saturating_sub(1);
+            if p.ttl == 0 {
+                return self.drop_packet(n, DropReason::Ttl);
+            }
+        }
+        match self.routes.next_hop(n, p.dst, p.flow) {
+            None => self.drop_packet(n, DropReason::NoRoute),
+            Some(h) => {
+                self.with_scheme(n, |s, cx| s.enqueue(cx, p, h));
+                let q = self.nodes[n as usize].scheme.queue_len() as u64;
+                let st = &mut self.nodes[n as usize].stats;
+                st.queue_max = st.queue_max.max(q);
+                self.mac_packet_ready(n);
+            }
+        }
+    }
+
+    fn new_packet(&mut self, flow: u32, src: NodeId, dst: NodeId, l4: L4, l4_bytes: u32, payload: Option<Box<[u8]>>) -> Packet {
+        self.next_uid += 1;
+        Packet {
+            uid: self.next_uid,
+            flow,
+            src,
+            dst,
+            ttl: self.scenario.routing.ttl,
+            ip_bytes: IP_HEADER_BYTES + l4_bytes,
+            created: self.now,
+            l4,
+            payload,
+        }
+    }
+
+    fn transport_deliver(&mut self, n: u32, p: Packet) {
+        let fi = p.flow as usize;
+        let now = self.now;
+        let is_data = n == self.flows[fi].dst;
+        match p.l4 {
+            L4::Tcp(h) if is_data => {
+                let flow = &mut self.flows[fi];
+                if let Some(b) = &p.payload {
+                    if b.iter().enumerate().any(|(i, &x)| x != payload_byte(p.flow, h.seq + i as u64)) {
+                        flow.payload_errors += 1;
+                    }
+                }
+                let ack = flow.rx.as_mut().expect("tcp receiver").on_segment(now, &h);
+                if let Some(a) = ack {
+                    self.send_ack(p.flow, a);
+                }
+                self.arm_delack(p.flow);
+            }
+            L4::Tcp(h) => {
+                self.flows[fi].tx.as_mut().expect("tcp sender").on_ack(now, &h);
+                self.tcp_pump(p.flow);
+            }
+            L4::Udp(h) => {
+                let flow = &mut self.flows[fi];
+                if let Some(b) = &p.payload {
+                    let off = h.seq * h.len as u64;
+                    if b.iter().enumerate().any(|(i, &x)| x != payload_byte(p.flow, off + i as u64)) {
+                        flow.payload_errors += 1;
+                    }
+                }
+                flow.udp_rx_bytes += h.len as u64;
+            }
+        }
+    }
+
+    fn send_ack(&mut self, f: u32, h: TcpHeader) {
+        let (src, dst) = (self.flows[f as usize].dst, self.flows[f as usize].src);
+        let p = self.new_packet(f, src, dst, L4::Tcp(h), h.wire_bytes(), None);
+        self.net_originate(src, p);
+    }
+
+    /// Lets the TCP sender of flow `f` send what its window and the application allow.
+    fn tcp_pump(&mut self, f: u32) {
+        let now = self.now;
+        loop {
+            let flow = &mut self.flows[f as usize];
+            if !flow.active && flow.app_bytes == 0 {
+                break;
+            }
+            let Some(h) = flow.tx.as_mut().expect("tcp sender").next_segment(now, flow.app_bytes) else { break };
+            flow.max_sent = flow.max_sent.max(h.seq + h.len as u64);
+            flow.tx_packets += 1;
+            let (src, dst) = (flow.src, flow.dst);
+            let body = self.payloads.then(|| payload(f, h.seq, h.len));
+            let p = self.new_packet(f, src, dst, L4::Tcp(h), h.wire_bytes() + h.len, body);
+            self.net_originate(src, p);
+        }
+        self.arm_rto(f);
+    }
+
+    fn arm_rto(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if let Some(d) = flow.tx.as_ref().and_then(|t| t.rto_deadline()) {
+            if flow.rto_at.is_none_or(|a| d < a) {
+                flow.rto_at = Some(d);
+                self.queue.schedule(d.max(self.now), Ev::Rto { flow: f });
+            }
+        }
+    }
+
+    pub(super) fn on_rto(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if flow.rto_at == Some(now) {
+            flow.rto_at = None;
+        }
+        let tx = flow.tx.as_mut().expect("tcp sender");
+        match tx.rto_deadline() {
+            Some(d) if d <= now => {
+                tx.on_rto(now);
+                self.tcp_pump(f);
+            }
+            _ => self.arm_rto(f),
+        }
+    }
+
+    fn arm_delack(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if let Some(d) = flow.rx.as_ref().and_then(|r| r.delack_deadline()) {
+            if flow.delack_at.is_none_or(|a| d < a) {
+                flow.delack_at = Some(d);
+                self.queue.schedule(d.max(self.now), Ev::DelAck { flow: f });
+            }
+        }
+    }
+
+    pub(super) fn on_delack(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if flow.delack_at == Some(now) {
+            flow.delack_at = None;
+        }
+        let rx = flow.rx.as_mut().expect("tcp receiver");
+        match rx.delack_deadline() {
+            Some(d) if d <= now => {
+                if let Some(a) = rx.on_delack_timeout(now) {
+                    self.send_ack(f, a);
+                }
+                self.arm_delack(f);
+            }
+            _ => self.arm_delack(f),
+        }
+    }
+
+    pub(super) fn on_flow_start(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        flow.active = true;
+        match flow.source {
+            Source::Bulk => {
+                flow.app_bytes = u64::MAX;
+                if flow.tcp {
+                    self.tcp_pump(f);
+                } else {
+                    // Bulk over UDP saturates: treated as CBR at the data rate.
+                    let bytes = self.scenario.flows[f as usize].packet_bytes;
+                    let t = &self.mac.timing;
+                    let interval = t.airtime(bytes + 64, t.data_rate_mbps);
+                    self.flows[f as usize].source = Source::Cbr { interval, bytes };
+                    self.on_app_tick(f);
+                }
+            }
+            Source::Cbr { .. } => self.on_app_tick(f),
+        }
+    }
+
+    pub(super) fn on_flow_stop(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        flow.active = false;
+        if flow.tcp {
+            // Stop writing: whatever was sent still gets delivered.
+            flow.app_bytes = flow.app_bytes.min(flow.max_sent);
+        }
+    }
+
+    /// One application write (CBR): a datagram, or bytes appended to the TCP buffer.
+    pub(super) fn on_app_tick(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let Source::Cbr { interval, bytes } = flow.source else { return };
+        if !flow.active {
+            return;
+        }
+        if flow.tcp {
+            flow.app_bytes = flow.app_bytes.saturating_add(bytes as u64);
+            self.tcp_pump(f);
+        } else {
+            let h = UdpHeader { seq: flow.udp_seq, len: bytes };
+            flow.udp_seq += 1;
+            flow.tx_packets += 1;
+            let (src, dst) = (flow.src, flow.dst);
+            let body = self.payloads.then(|| payload(f, h.seq * bytes as u64, bytes));
+            let p = self.new_packet(f, src, dst, L4::Udp(h), UDP_HEADER_BYTES + bytes, body);
+            self.net_originate(src, p);
+        }
+        let next = self.now + interval;
+        if next < self.flows[f as usize].stop {
+            self.queue.schedule(next, Ev::AppTick { flow: f });
+        }
+    }
+
+    pub(super) fn on_sample(&mut self) {
+        let t = crate::engine::to_secs(self.now);
+        let dt = crate::engine::to_secs(self.series_interval);
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let d = f.delivered();
+            let gp = (d - f.bytes_at_last_sample) as f64 * 8.0 / dt / 1000.0;
+            f.bytes_at_last_sample = d;
+            let cwnd = f.tx.as_ref().map_or(0, |x| x.cwnd_bytes());
+            self.flow_series.push(crate::metrics::FlowSample { t_s: t, flow: i as u32, goodput_kbps: gp, cwnd_bytes: cwnd });
+        }
+        for (i, nd) in self.nodes.iter().enumerate() {
+            let q = nd.scheme.queue_len() as u64;
+            self.node_series.push(crate::metrics::NodeSample { t_s: t, node: i as u32, queue_len: q });
+        }
+        let next = self.now + self.series_interval;
+        if next <= self.end {
+            self.queue.schedule(next, Ev::Sample);
+        }
+    }
+}
+
+fn count_drop(st: &mut crate::metrics::NodeResult, ledger: &mut super::Ledger, why: DropReason) {
+    ledger.dropped += 1;
+    match why {
+        DropReason::QueueFull => st.drops_queue_full += 1,
+        DropReason::RetryLimit => st.drops_retry_limit += 1,
+        DropReason::Ttl => st.drops_ttl += 1,
+        DropReason::NoRoute => st.drops_no_route += 1,
+        DropReason::Scheme => st.drops_scheme += 1,
+    }
+}

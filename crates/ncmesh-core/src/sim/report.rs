@@ -1,0 +1,73 @@
+//! Collects the results of a finished run.
+
+use super::Sim;
+use crate::engine::to_secs;
+use crate::metrics::{Conservation, FlowResult, RunResult};
+
+impl Sim {
+    pub(super) fn result(&self, wall_time_s: f64) -> RunResult {
+        let (m0, m1) = self.measure;
+        let window_s = to_secs(m1.saturating_sub(m0)).max(1e-9);
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let end_bytes = f.bytes_at_measure_end.unwrap_or_else(|| f.delivered());
+                let stats = f.tx.as_ref().map(|t| t.stats().clone()).unwrap_or_default();
+                FlowResult {
+                    flow: i as u32,
+                    src: f.src,
+                    dst: f.dst,
+                    transport: if f.tcp { "tcp" } else { "udp" }.to_string(),
+                    goodput_kbps: (end_bytes.saturating_sub(f.bytes_at_measure_start)) as f64 * 8.0 / window_s / 1000.0,
+                    rx_bytes: f.delivered(),
+                    tx_packets: f.tx_packets,
+                    rtt_mean_ms: if stats.rtt_samples > 0 { stats.rtt_sum_s / stats.rtt_samples as f64 * 1e3 } else { 0.0 },
+                    rtt_samples: stats.rtt_samples,
+                    retransmissions: stats.retransmissions,
+                    fast_retransmits: stats.fast_retransmits,
+                    timeouts: stats.timeouts,
+                    payload_errors: f.payload_errors,
+                    path: self.routes.path(f.src, f.dst, i as u32).unwrap_or_default(),
+                }
+            })
+            .collect();
+        let mut c = Conservation { balanced: true, ..Conservation::default() };
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|nd| {
+                let held = nd.scheme.queue_len() as u64
+                    + nd.dcf.job.as_ref().map_or(0, |j| j.frame.body.packets.len() as u64);
+                let l = &nd.ledger;
+                c.originated += l.originated;
+                c.received_from_mac += l.received;
+                c.delivered += l.delivered;
+                c.handed_over += l.handed_over;
+                c.dropped += l.dropped;
+                c.held_at_end += held;
+                if l.originated + l.received != l.delivered + l.handed_over + l.dropped + held {
+                    c.balanced = false;
+                }
+                let mut s = nd.stats.clone();
+                s.x = nd.pos.0;
+                s.y = nd.pos.1;
+                s.airtime_busy = to_secs(nd.radio.busy_time(self.end)) / to_secs(self.end).max(1e-9);
+                s
+            })
+            .collect();
+        RunResult {
+            name: self.scenario.name.clone(),
+            seed: self.scenario.simulation.seed,
+            events: self.events(),
+            sim_time_s: to_secs(self.now),
+            wall_time_s,
+            flows,
+            nodes,
+            flow_series: self.flow_series.clone(),
+            node_series: self.node_series.clone(),
+            conservation: c,
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Congestion window growth and reduction: the seam where TCP variants plug in.
+//!
+//! The sender owns loss detection and recovery (NewReno fast recovery, SACK recovery,
+//! timeouts) and asks a [`CongestionControl`] implementation for the policy parts:
+//! how the window grows per ACK, where ssthresh lands after a loss, the loss window
+//! after a timeout, and (for rate-based variants) when the next segment may leave.
+//! Variants that only change these rules (e.g. TCP-FeW's fractional growth, TCP-AP's
+//! pacing, a coding-aware response to losses) are a new struct plus an arm in
+//! [`CcAlgorithm`]; the sender does not change.
+
+use crate::engine::Time;
+use crate::scenario::schema::TcpVariant;
+
+/// Window state shared between the sender and its congestion controller. Bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    /// Sender maximum segment size.
+    pub smss: u64,
+}
+
+impl Window {
+    /// RFC 5681 section 3.1: initial window `iw_segments * SMSS` and an arbitrarily
+    /// high initial ssthresh.
+    pub fn new(smss: u64, iw_segments: u32) -> Self {
+        Window { cwnd: smss * iw_segments.max(1) as u64, ssthresh: u64::MAX, smss }
+    }
+
+    /// RFC 5681 section 3.1: slow start while cwnd < ssthresh. At equality the RFC
+    /// allows either; this uses congestion avoidance.
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// Policy hooks of a congestion-control variant. Only `on_ack` is required; the
+/// defaults are RFC 5681's.
+pub trait CongestionControl {
+    /// An ACK acknowledged `acked` new bytes outside loss recovery: grow the window.
+    fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64);
+
+    /// ssthresh after a loss (fast retransmit or timeout) with `flight` bytes
+    /// outstanding. RFC 5681 equation (4): half the flight, at least two segments.
+    fn ssthresh_after_loss(&self, w: &Window, flight: u64) -> u64 {
+        (flight / 2).max(2 * w.smss)
+    }
+
+    /// cwnd after a retransmission timeout: RFC 5681 section 3.1 loss window, one SMSS.
+    fn loss_window(&self, w: &Window) -> u64 {
+        w.smss
+    }
+
+    /// A segment of `bytes` payload (new or retransmitted) was handed to the network.
+    fn on_send(&mut self, _now: Time, _bytes: u32) {}
+
+    /// A valid RTT measurement was taken (for delay- or rate-based variants).
+    fn on_rtt_sample(&mut self, _now: Time, _rtt: Time) {}
+
+    /// Earliest time the next segment may be sent, for paced variants; `None` means
+    /// the window alone governs transmission.
+    fn pacing_release(&self) -> Option<Time> {
+        None
+    }
+}
+
+/// RFC 5681 slow start and congestion avoidance: the window-growth rule of Reno and
+/// NewReno (NewReno differs only in loss recovery, which the sender implements).
+#[derive(Debug, Clone, Default)]
+pub struct Reno;
+
+impl CongestionControl for Reno {
+    fn on_ack(&mut self, w: &mut Window, _now: Time, acked: u64) {
+        if acked == 0 {
+            return;
+        }
+        let inc = if w.in_slow_start() {
+            // RFC 5681 equation (2): at most one SMSS per ACK that covers new data.
+            acked.min(w.smss)
+        } else {
+            // RFC 5681 equation (3): about one SMSS per RTT; never less than one byte.
+            (w.smss * w.smss / w.cwnd.max(1)).max(1)
+        };
+        w.cwnd = w.cwnd.saturating_add(inc);
+    }
+}
+
+/// The configured congestion-control variant. Static dispatch keeps the sender
+/// `Clone`, allocation-free and deterministic.
+#[derive(Debug, Clone)]
+pub enum CcAlgorithm {
+    Reno(Reno),
+}
+
+impl CcAlgorithm {
+    pub fn new(variant: TcpVariant) -> Self {
+        match variant {
+            TcpVariant::Newreno => CcAlgorithm::Reno(Reno),
+        }
+    }
+
+    fn inner(&self) -> &dyn CongestionControl {
+        match self {
+            CcAlgorithm::Reno(c) => c,
+        }
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn CongestionControl {
+        match self {
+            CcAlgorithm::Reno(c) => c,
+        }
+    }
+}
+
+impl CongestionControl for CcAlgorithm {
+    fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64) {
+        self.inner_mut().on_ack(w, now, acked)
+    }
+    fn ssthresh_after_loss(&self, w: &Window, flight: u64) -> u64 {
+        self.inner().ssthresh_after_loss(w, flight)
+    }
+    fn loss_window(&self, w: &Window) -> u64 {
+        self.inner().loss_window(w)
+    }
+    fn on_send(&mut self, now: Time, bytes: u32) {
+        self.inner_mut().on_send(now, bytes)
+    }
+    fn on_rtt_sample(&mut self, now: Time, rtt: Time) {
+        self.inner_mut().on_rtt_sample(now, rtt)
+    }
+    fn pacing_release(&self) -> Option<Time> {
+        self.inner().pacing_release()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    #[test]
+    fn slow_start_adds_min_of_acked_and_smss() {
+        let mut w = Window::new(MSS, 2);
+        let mut cc = CcAlgorithm::new(TcpVariant::Newreno);
+        assert_eq!(w.cwnd, 2000);
+        assert_eq!(w.ssthresh, u64::MAX);
+        cc.on_ack(&mut w, 0, 1000);
+        assert_eq!(w.cwnd, 3000);
+        // A delayed ACK covering two segments still adds only one SMSS.
+        cc.on_ack(&mut w, 0, 2000);
+        assert_eq!(w.cwnd, 4000);
+        // A partial-segment ACK adds what it covers.
+        cc.on_ack(&mut w, 0, 300);
+        assert_eq!(w.cwnd, 4300);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_smss_squared_over_cwnd() {
+        let mut w = Window { cwnd: 10_000, ssthresh: 10_000, smss: MSS };
+        let mut cc = Reno;
+        cc.on_ack(&mut w, 0, 1000);
+        assert_eq!(w.cwnd, 10_100);
+        // One window's worth of ACKs grows cwnd by about one SMSS.
+        let mut w = Window { cwnd: 10_000, ssthresh: 5_000, smss: MSS };
+        for _ in 0..10 {
+            cc.on_ack(&mut w, 0, 1000);
+        }
+        assert!((10_900..=11_000).contains(&w.cwnd), "{}", w.cwnd);
+        // Huge windows still grow by at least one byte per ACK.
+        let mut w = Window { cwnd: 10_000_000, ssthresh: 1, smss: MSS };
+        cc.on_ack(&mut w, 0, 1000);
+        assert_eq!(w.cwnd, 10_000_001);
+    }
+
+    #[test]
+    fn loss_response_defaults() {
+        let w = Window::new(MSS, 10);
+        let cc = CcAlgorithm::new(TcpVariant::Newreno);
+        assert_eq!(cc.ssthresh_after_loss(&w, 10_000), 5_000);
+        assert_eq!(cc.ssthresh_after_loss(&w, 3_000), 2_000, "floor of 2 SMSS");
+        assert_eq!(cc.loss_window(&w), MSS);
+        assert_eq!(cc.pacing_release(), None);
+    }
+}

@@ -1,0 +1,944 @@
+//! The sending half of a connection: windowing, loss detection and recovery,
+//! retransmission timer.
+//!
+//! Rules, by source:
+//! - RFC 5681: slow start / congestion avoidance (delegated to [`CongestionControl`]),
+//!   fast retransmit on the DupThresh-th duplicate ACK, ssthresh after a loss, loss
+//!   window after a timeout.
+//! - RFC 6582 (NewReno, `sack = false`): `recover`, partial ACKs retransmit the first
+//!   unacknowledged segment and deflate cwnd; the full ACK sets
+//!   cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS) (section 3.2 step 3, option 1).
+//!   The retransmit timer is reset on the first partial ACK only (the "Impatient"
+//!   variant of section 4).
+//! - RFC 6675 (`sack = true`): scoreboard, DupAcks counting SACK-bearing ACKs, entry
+//!   on DupThresh duplicates or IsLost(HighACK + 1), pipe-limited transmission with
+//!   NextSeg rules (1)-(4) including the rescue retransmission.
+//! - RFC 6298: RTO computation and backoff (in [`RttEstimator`]); one segment is
+//!   timed at a time and timing is abandoned whenever anything is retransmitted
+//!   (Karn); timer start/restart/stop per section 5.
+//!
+//! Sequence variables: `snd_una` (oldest unacknowledged byte, HighACK + 1 in RFC 6675
+//! terms), `snd_nxt` (next byte to send; below `snd_max` only while going back N
+//! after a timeout) and `snd_max` (just past the highest byte ever sent, HighData + 1).
+//! `recover` holds `snd_max` as of the last recovery entry or timeout; both NewReno's
+//! `recover` and RFC 6675's RecoveryPoint are this value, with "the ACK covers it"
+//! meaning `ack >= recover`.
+//!
+//! Driving it: after `on_ack`, `on_rto` or the application writing more data, call
+//! `next_segment` until it returns `None`.
+
+use super::config::TcpConfig;
+use super::congestion::{CcAlgorithm, CongestionControl, Window};
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use super::segment::TcpHeader;
+use crate::engine::{to_secs, Time};
+
+#[derive(Debug, Clone, Default)]
+pub struct TcpSenderStats {
+    /// Data segments handed to the network, retransmissions included.
+    pub segments_sent: u64,
+    /// Retransmitted segments (fast, partial-ACK, SACK-driven, timeout-driven).
+    pub retransmissions: u64,
+    /// Entries into fast recovery / SACK loss recovery.
+    pub fast_retransmits: u64,
+    /// Retransmission timer expiries.
+    pub timeouts: u64,
+    /// Sum of the RTT samples taken, seconds.
+    pub rtt_sum_s: f64,
+    pub rtt_samples: u64,
+    /// Bytes cumulatively acknowledged.
+    pub bytes_acked: u64,
+}
+
+/// Which loss recovery, if any, is in progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecoveryState {
+    /// Normal transmission (including go-back-N after a timeout).
+    Open,
+    /// RFC 6582 NewReno fast recovery.
+    FastRecovery,
+    /// RFC 6675 SACK-based loss recovery.
+    SackRecovery,
+}
+
+#[derive(Debug, Clone)]
+pub struct TcpSender {
+    sack: bool,
+    smss: u64,
+    dupthresh: u32,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// Peer's advertised window from the latest acceptable ACK.
+    rwnd: u64,
+    win: Window,
+    cc: CcAlgorithm,
+    rtt: RttEstimator,
+    rto_deadline: Option<Time>,
+    /// The segment being timed: (its first byte, when it was sent).
+    timed: Option<(u64, Time)>,
+    dupacks: u32,
+    /// A timeout happened and the data outstanding then (up to `recover`) is not yet
+    /// all acknowledged: further timeouts hit data the timer already retransmitted.
+    rto_recovery: bool,
+    recovery: RecoveryState,
+    recover: u64,
+    /// NewReno: a partial ACK has already restarted the timer in this recovery.
+    partial_ack_seen: bool,
+    /// The segment at snd_una must be retransmitted next, whatever the window says
+    /// (fast retransmit, NewReno partial ACK, RFC 6675 step 4.3).
+    rtx_head: bool,
+    scoreboard: Scoreboard,
+    /// RFC 6675 HighRxt, exclusive: just past the highest byte retransmitted in this recovery.
+    high_rxt: u64,
+    /// RFC 6675 RescueRxt, exclusive; `None` = undefined.
+    rescue_rxt: Option<u64>,
+    stats: TcpSenderStats,
+}
+
+impl TcpSender {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        let smss = cfg.smss().max(1);
+        TcpSender {
+            sack: cfg.sack,
+            smss,
+            dupthresh: cfg.dupack_threshold.max(1),
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            // No handshake: assume the peer's buffer is the configured one until the
+            // first ACK says otherwise.
+            rwnd: cfg.rcv_buffer as u64,
+            win: Window::new(smss, cfg.initial_cwnd_segments),
+            cc: CcAlgorithm::new(cfg.variant),
+            rtt: RttEstimator::new(cfg),
+            rto_deadline: None,
+            timed: None,
+            dupacks: 0,
+            rto_recovery: false,
+            recovery: RecoveryState::Open,
+            recover: 0,
+            partial_ack_seen: false,
+            rtx_head: false,
+            scoreboard: Scoreboard::new(),
+            high_rxt: 0,
+            rescue_rxt: None,
+            stats: TcpSenderStats::default(),
+        }
+    }
+
+    // ----------------------------------------------------------------- ACK input
+
+    /// An ACK arrived.
+    pub fn on_ack(&mut self, now: Time, h: &TcpHeader) {
+        let ack = h.ack;
+        // Stale ACKs (below snd_una) carry no news; ACKs of unsent data are bogus
+        // (RFC 9293 section 3.10.7.4). Both are ignored.
+        if ack < self.snd_una || ack > self.snd_max {
+            return;
+        }
+        self.rwnd = h.wnd as u64;
+        let mut newly_sacked = false;
+        if self.sack {
+            // RFC 6675 section 5: Update() the scoreboard with every ACK.
+            self.scoreboard.advance(ack);
+            newly_sacked = self.scoreboard.update(ack, self.snd_max, h.sack_blocks()) > 0;
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(now, ack, newly_sacked);
+        } else if self.snd_una < self.snd_max {
+            // Duplicate ACK. RFC 5681 section 2 criteria, minus (e) "window unchanged":
+            // this receiver's window shrinks with every out-of-order segment. With
+            // SACK, RFC 6675 section 2 counts only ACKs that SACK new data (ACKs
+            // without any SACK block fall back to the classic definition).
+            let is_dup = if self.sack && h.nsack > 0 { newly_sacked } else { true };
+            match self.recovery {
+                // RFC 5681 section 3.2 step 4 / RFC 6582 section 3.2 step 2: each
+                // further duplicate inflates cwnd by one segment.
+                RecoveryState::FastRecovery => self.win.cwnd += self.smss,
+                // RFC 6675 (B): pipe is recomputed from the scoreboard on demand.
+                RecoveryState::SackRecovery => {}
+                RecoveryState::Open if is_dup => self.count_dupack(now),
+                RecoveryState::Open => {}
+            }
+        }
+    }
+
+    fn on_new_ack(&mut self, now: Time, ack: u64, newly_sacked: bool) {
+        let acked = ack - self.snd_una;
+        self.stats.bytes_acked += acked;
+        // RFC 6298 section 3 (Karn): `timed` is cleared on any retransmission, so a
+        // sample here always comes from a segment sent exactly once.
+        if let Some((seq, sent)) = self.timed {
+            if ack > seq {
+                self.timed = None;
+                let r = now.saturating_sub(sent);
+                self.rtt.on_sample(r);
+                self.cc.on_rtt_sample(now, r);
+                self.stats.rtt_samples += 1;
+                self.stats.rtt_sum_s += to_secs(r);
+            }
+        }
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.high_rxt = self.high_rxt.max(ack);
+        if ack >= self.recover {
+            self.rto_recovery = false;
+        }
+        let mut restart_timer = true;
+        match self.recovery {
+            RecoveryState::FastRecovery if ack >= self.recover => {
+                // RFC 6582 section 3.2 step 3, full ACK, option (1): leave recovery
+                // with cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS), no burst.
+                let flight = self.snd_max - self.snd_una;
+                self.win.cwnd = self.win.ssthresh.min(flight.max(self.smss) + self.smss);
+                self.leave_recovery();
+            }
+            RecoveryState::FastRecovery => {
+                // RFC 6582 section 3.2 step 3, partial ACK: retransmit the first
+                // unacknowledged segment, deflate cwnd by the newly acknowledged
+                // amount and add one SMSS back if at least one SMSS was acknowledged.
+                // (cwnd is kept at or above one SMSS.)
+                self.rtx_head = true;
+                let mut cwnd = self.win.cwnd.saturating_sub(acked);
+                if acked >= self.smss {
+                    cwnd += self.smss;
+                }
+                self.win.cwnd = cwnd.max(self.smss);
+                // Impatient variant (RFC 6582 sections 3.2 and 4): only the first
+                // partial ACK restarts the retransmit timer.
+                restart_timer = !self.partial_ack_seen;
+                self.partial_ack_seen = true;
+            }
+            RecoveryState::SackRecovery if ack >= self.recover => {
+                // RFC 6675 (A): a cumulative ACK covering RecoveryPoint ends recovery.
+                // cwnd stays at the ssthresh set on entry; scoreboard data above
+                // the ACK is kept.
+                self.leave_recovery();
+            }
+            RecoveryState::SackRecovery => {
+                // RFC 6675 (B): pipe is recomputed on demand; nothing to store.
+            }
+            RecoveryState::Open => {
+                // RFC 5681 section 3.2: a new cumulative ACK ends a dupack run.
+                self.dupacks = 0;
+                let mut w = self.win;
+                self.cc.on_ack(&mut w, now, acked);
+                self.win = w;
+                if self.sack && newly_sacked {
+                    // RFC 6675 section 5 step (2): an ACK that SACKs new data counts
+                    // as a duplicate even if it also advances the cumulative ACK.
+                    self.count_dupack(now);
+                }
+            }
+        }
+        // RFC 6298 (5.2)/(5.3): stop the timer when everything is acknowledged,
+        // otherwise restart it.
+        if self.snd_una == self.snd_max {
+            self.rto_deadline = None;
+        } else if restart_timer {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn count_dupack(&mut self, now: Time) {
+        self.dupacks += 1;
+        // RFC 6582 section 3.2 step 1 (and RFC 6675 section 5.1 after a timeout): no
+        // new recovery until the cumulative ACK covers `recover`.
+        if self.snd_una < self.recover {
+            return;
+        }
+        if self.sack {
+            // RFC 6675 section 5 steps (2.a)/(2.b).
+            if self.dupacks >= self.dupthresh || self.scoreboard.is_lost(self.snd_una, self.dupthresh, self.smss) {
+                self.enter_sack_recovery(now);
+            }
+        } else if self.dupacks == self.dupthresh {
+            self.enter_fast_recovery(now);
+        }
+    }
+
+    /// RFC 5681 section 3.2 steps 2-3 with RFC 6582 section 3.2 step 1.
+    fn enter_fast_recovery(&mut self, now: Time) {
+        self.recover = self.snd_max;
+        let flight = self.snd_max - self.snd_una;
+        self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight);
+        // Artificial inflation by the segments that have left the network.
+        self.win.cwnd = self.win.ssthresh + self.dupthresh as u64 * self.smss;
+        self.recovery = RecoveryState::FastRecovery;
+        self.partial_ack_seen = false;
+        self.begin_recovery(now);
+    }
+
+    /// RFC 6675 section 5 step (4).
+    fn enter_sack_recovery(&mut self, now: Time) {
+        // (4.1) RecoveryPoint = HighData.
+        self.recover = self.snd_max;
+        // (4.2) ssthresh = cwnd = FlightSize / 2 (with RFC 5681's floor).
+        let flight = self.snd_max - self.snd_una;
+        self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight);
+        self.win.cwnd = self.win.ssthresh;
+        // (4.3) retransmit the first segment; HighRxt and RescueRxt point past it.
+        let end = self.snd_una + self.head_len();
+        self.high_rxt = end;
+        self.rescue_rxt = Some(end);
+        self.recovery = RecoveryState::SackRecovery;
+        self.begin_recovery(now);
+    }
+
+    fn begin_recovery(&mut self, now: Time) {
+        self.stats.fast_retransmits += 1;
+        self.rtx_head = true;
+        // Give the fast retransmission a full RTO, as BSD-derived stacks do.
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    fn leave_recovery(&mut self) {
+        self.recovery = RecoveryState::Open;
+        self.dupacks = 0;
+        self.rtx_head = false;
+        self.rescue_rxt = None;
+    }
+
+    // ----------------------------------------------------------------- timer
+
+    /// The retransmission timer expired (RFC 6298 section 5.4-5.6).
+    pub fn on_rto(&mut self, now: Time) {
+        if self.snd_una == self.snd_max {
+            self.rto_deadline = None;
+            return;
+        }
+        self.stats.timeouts += 1;
+        // RFC 5681 section 3.1: ssthresh = max(FlightSize / 2, 2 SMSS), but held
+        // constant when the timed-out data was already retransmitted by the timer,
+        // i.e. while still going back N after an earlier timeout.
+        if !self.rto_recovery {
+            let flight = self.snd_nxt - self.snd_una;
+            self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight);
+        }
+        self.rto_recovery = true;
+        // Loss window.
+        self.win.cwnd = self.cc.loss_window(&self.win);
+        // RFC 6298 (5.5): back off.
+        self.rtt.back_off();
+        // RFC 6582 section 3.2 step 4 / RFC 6675 section 5.1: remember HighData and
+        // leave any recovery; no new recovery until it is acknowledged.
+        self.recover = self.snd_max;
+        self.leave_recovery();
+        // RFC 2018 section 8 / RFC 6675 section 5.1: the receiver may have reneged,
+        // so SACK information is discarded; later ACKs repopulate the scoreboard and
+        // the go-back-N retransmission skips what they SACK.
+        self.scoreboard.clear();
+        self.high_rxt = self.snd_una;
+        // RFC 6298 (5.4): retransmit from the oldest unacknowledged byte (go-back-N).
+        self.snd_nxt = self.snd_una;
+        // Karn: nothing sent so far can be timed any more.
+        self.timed = None;
+        // RFC 6298 (5.6): restart the timer with the backed-off RTO.
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    // ----------------------------------------------------------------- output
+
+    /// The next data segment to send now, if any is allowed. `app_bytes` is how many
+    /// bytes the application has written in total (`u64::MAX` for a bulk source).
+    /// The returned header has `seq` and `len` set.
+    pub fn next_segment(&mut self, now: Time, app_bytes: u64) -> Option<TcpHeader> {
+        if let Some(t) = self.cc.pacing_release() {
+            if now < t {
+                return None;
+            }
+        }
+        if self.rtx_head {
+            self.rtx_head = false;
+            if self.snd_una < self.snd_max {
+                let len = self.head_len();
+                return Some(self.emit(now, self.snd_una, len, true));
+            }
+        }
+        if self.recovery == RecoveryState::SackRecovery {
+            return self.next_sack_segment(now, app_bytes);
+        }
+        // Go-back-N after a timeout: resend [snd_nxt, snd_max), skipping SACKed data.
+        if self.snd_nxt < self.snd_max {
+            let mut seq = self.snd_nxt;
+            while let Some(end) = self.scoreboard.sacked_end_at(seq) {
+                seq = end;
+            }
+            if seq < self.snd_max {
+                let limit = self.scoreboard.next_sacked_start(seq).unwrap_or(self.snd_max).min(self.snd_max);
+                let len = (limit - seq).min(self.smss);
+                if !self.window_allows(seq, len) {
+                    return None;
+                }
+                self.snd_nxt = seq + len;
+                return Some(self.emit(now, seq, len, true));
+            }
+            self.snd_nxt = self.snd_max;
+        }
+        let len = self.new_data_len(app_bytes)?;
+        if !self.window_allows(self.snd_max, len) {
+            return None;
+        }
+        Some(self.send_new(now, len))
+    }
+
+    /// RFC 6675 section 5 step (C): while cwnd - pipe >= 1 SMSS, send what NextSeg()
+    /// picks.
+    fn next_sack_segment(&mut self, now: Time, app_bytes: u64) -> Option<TcpHeader> {
+        let pipe = self.pipe();
+        if self.win.cwnd < pipe + self.smss {
+            return None;
+        }
+        let from = self.high_rxt.max(self.snd_una);
+        let hole = self.scoreboard.first_hole_from(from, self.dupthresh, self.smss);
+        // Rule (1): the first lost, not yet retransmitted, unSACKed byte below the
+        // highest SACKed byte.
+        if let Some(h) = hole.filter(|h| h.lost) {
+            let len = (h.end - h.start).min(self.smss);
+            self.high_rxt = h.start + len;
+            return Some(self.emit(now, h.start, len, true));
+        }
+        // Rule (2): new data, if the application has some and the receiver's window
+        // allows it.
+        if let Some(len) = self.new_data_len(app_bytes) {
+            if self.snd_max + len <= self.snd_una + self.rwnd {
+                return Some(self.send_new(now, len));
+            }
+        }
+        // Rule (3): the first unSACKed byte past HighRxt below the highest SACKed
+        // byte, even though it is not yet deemed lost.
+        if let Some(h) = hole {
+            let len = (h.end - h.start).min(self.smss);
+            self.high_rxt = h.start + len;
+            return Some(self.emit(now, h.start, len, true));
+        }
+        // Rule (4): one rescue retransmission per recovery, of up to one segment
+        // ending at the highest unSACKed byte; HighRxt is left alone.
+        if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+            if let Some((start, end)) = self.scoreboard.highest_hole(self.snd_una, self.snd_max) {
+                let seq = start.max(end.saturating_sub(self.smss));
+                self.rescue_rxt = Some(self.recover);
+                return Some(self.emit(now, seq, end - seq, true));
+            }
+        }
+        None
+    }
+
+    /// Length of the segment starting at snd_una: up to one SMSS, not crossing the
+    /// first SACKed byte or snd_max.
+    fn head_len(&self) -> u64 {
+        let limit = self.scoreboard.next_sacked_start(self.snd_una).unwrap_or(self.snd_max).min(self.snd_max);
+        (limit - self.snd_una).min(self.smss)
+    }
+
+    /// Length of the next new-data segment, if the application has written any
+    /// unsent bytes.
+    fn new_data_len(&self, app_bytes: u64) -> Option<u64> {
+        let avail = app_bytes.saturating_sub(self.snd_max);
+        (avail > 0).then(|| avail.min(self.smss))
+    }
+
+    /// RFC 5681 section 2/3: a segment `[seq, seq + len)` sent at `snd_nxt` may go if
+    /// the bytes outstanding after it stay within min(cwnd, rwnd). With nothing
+    /// outstanding one segment is always allowed, which stands in for a zero-window
+    /// probe (there is no persist timer) and so can never deadlock.
+    fn window_allows(&self, seq: u64, len: u64) -> bool {
+        let outstanding = seq - self.snd_una;
+        outstanding == 0 || outstanding + len <= self.win.cwnd.min(self.rwnd)
+    }
+
+    fn send_new(&mut self, now: Time, len: u64) -> TcpHeader {
+        let seq = self.snd_max;
+        self.snd_max += len;
+        self.snd_nxt = self.snd_max;
+        self.emit(now, seq, len, false)
+    }
+
+    fn emit(&mut self, now: Time, seq: u64, len: u64, retransmission: bool) -> TcpHeader {
+        debug_assert!(len > 0 && len <= self.smss);
+        self.stats.segments_sent += 1;
+        if retransmission {
+            self.stats.retransmissions += 1;
+            // Karn: a retransmission makes any timing in progress ambiguous.
+            self.timed = None;
+        } else if self.timed.is_none() {
+            self.timed = Some((seq, now));
+        }
+        // RFC 6298 (5.1): start the timer if it is not running.
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        self.cc.on_send(now, len as u32);
+        TcpHeader::data(seq, len as u32)
+    }
+
+    // ----------------------------------------------------------------- queries
+
+    /// When the retransmission timer fires; `None` when nothing is outstanding.
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_deadline
+    }
+
+    /// When a paced variant will next allow a segment; `None` without pacing.
+    pub fn pacing_deadline(&self) -> Option<Time> {
+        self.cc.pacing_release()
+    }
+
+    pub fn stats(&self) -> &TcpSenderStats {
+        &self.stats
+    }
+
+    pub fn cwnd_bytes(&self) -> u64 {
+        self.win.cwnd
+    }
+
+    pub fn ssthresh_bytes(&self) -> u64 {
+        self.win.ssthresh
+    }
+
+    /// Oldest unacknowledged byte.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    /// Just past the highest byte ever sent.
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+
+    /// Bytes believed in flight: RFC 6675 pipe during SACK recovery, otherwise the
+    /// outstanding bytes of the current transmission (snd_nxt - snd_una).
+    pub fn flight_size(&self) -> u64 {
+        if self.recovery == RecoveryState::SackRecovery {
+            self.pipe()
+        } else {
+            self.snd_nxt - self.snd_una
+        }
+    }
+
+    /// The current retransmission timeout (with backoff).
+    pub fn rto(&self) -> Time {
+        self.rtt.rto()
+    }
+
+    /// Smoothed RTT, once a sample was taken.
+    pub fn srtt(&self) -> Option<Time> {
+        self.rtt.srtt()
+    }
+
+    pub fn recovery_state(&self) -> RecoveryState {
+        self.recovery
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.recovery != RecoveryState::Open
+    }
+
+    /// NewReno `recover` / RFC 6675 RecoveryPoint (exclusive: snd_max at the last
+    /// recovery entry or timeout).
+    pub fn recover(&self) -> u64 {
+        self.recover
+    }
+
+    /// Peer's advertised window as last seen.
+    pub fn peer_window(&self) -> u64 {
+        self.rwnd
+    }
+
+    fn pipe(&self) -> u64 {
+        self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.smss)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{MILLIS, SECOND};
+    use crate::transport::tcp::segment::SackBlock;
+
+    const MSS: u64 = 1000;
+
+    fn cfg(sack: bool) -> TcpConfig {
+        TcpConfig {
+            sack,
+            mss: MSS as u32,
+            initial_cwnd_segments: 10,
+            min_rto: SECOND,
+            initial_rto: SECOND,
+            max_rto: 60 * SECOND,
+            clock_granularity: MILLIS,
+            delayed_ack: false,
+            rcv_buffer: 1_000_000,
+            dupack_threshold: 3,
+            ..TcpConfig::default()
+        }
+    }
+
+    fn drain(s: &mut TcpSender, now: Time, app: u64) -> Vec<(u64, u32)> {
+        std::iter::from_fn(|| s.next_segment(now, app)).map(|h| (h.seq, h.len)).collect()
+    }
+
+    fn ack(n: u64) -> TcpHeader {
+        TcpHeader { ack: n, wnd: 1_000_000, ..Default::default() }
+    }
+
+    fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> TcpHeader {
+        let mut h = ack(n);
+        for (i, &(a, b)) in blocks.iter().enumerate() {
+            h.sack[i] = SackBlock::new(a, b);
+        }
+        h.nsack = blocks.len() as u8;
+        h
+    }
+
+    fn segs(from: u64, n: u64) -> Vec<(u64, u32)> {
+        (from..from + n).map(|i| (i * MSS, MSS as u32)).collect()
+    }
+
+    #[test]
+    fn initial_window_and_slow_start_growth() {
+        let mut s = TcpSender::new(&TcpConfig { initial_cwnd_segments: 2, ..cfg(false) });
+        assert_eq!(s.cwnd_bytes(), 2 * MSS);
+        assert_eq!(drain(&mut s, 0, u64::MAX), segs(0, 2));
+        // Each ACK of one new segment adds one SMSS and releases two segments.
+        s.on_ack(10, &ack(1000));
+        assert_eq!(s.cwnd_bytes(), 3 * MSS);
+        assert_eq!(drain(&mut s, 10, u64::MAX), segs(2, 2));
+        s.on_ack(11, &ack(2000));
+        assert_eq!(s.cwnd_bytes(), 4 * MSS);
+        assert_eq!(drain(&mut s, 11, u64::MAX), segs(4, 2));
+        // A (delayed) ACK for two segments adds only one SMSS (RFC 5681 eq. 2).
+        s.on_ack(20, &ack(4000));
+        assert_eq!(s.cwnd_bytes(), 5 * MSS);
+        assert_eq!(drain(&mut s, 20, u64::MAX), segs(6, 3));
+        assert_eq!(s.stats().segments_sent, 9);
+        assert_eq!(s.stats().bytes_acked, 4000);
+    }
+
+    #[test]
+    fn congestion_avoidance_growth_after_timeout() {
+        let mut s = TcpSender::new(&cfg(false));
+        assert_eq!(drain(&mut s, 0, u64::MAX).len(), 10);
+        s.on_rto(SECOND);
+        assert_eq!(s.ssthresh_bytes(), 5000);
+        assert_eq!(s.cwnd_bytes(), MSS);
+        let mut cw = vec![];
+        for i in 1..=7 {
+            s.on_ack(SECOND + i, &ack(i * MSS));
+            cw.push(s.cwnd_bytes());
+        }
+        // Slow start up to ssthresh, then SMSS*SMSS/cwnd per ACK.
+        assert_eq!(cw, vec![2000, 3000, 4000, 5000, 5200, 5392, 5577]);
+    }
+
+    #[test]
+    fn fast_retransmit_after_exactly_dupthresh_dupacks() {
+        for thresh in [3u32, 5] {
+            let mut s = TcpSender::new(&TcpConfig { dupack_threshold: thresh, ..cfg(false) });
+            drain(&mut s, 0, u64::MAX);
+            s.on_ack(1, &ack(1000));
+            assert_eq!(drain(&mut s, 1, u64::MAX), segs(10, 2));
+            for _ in 1..thresh {
+                s.on_ack(2, &ack(1000));
+                assert_eq!(s.stats().fast_retransmits, 0);
+                assert_eq!(drain(&mut s, 2, u64::MAX), vec![], "window is full, no retransmission yet");
+            }
+            s.on_ack(3, &ack(1000));
+            assert_eq!(s.stats().fast_retransmits, 1);
+            assert_eq!(s.recovery_state(), RecoveryState::FastRecovery);
+            assert_eq!(s.recover(), 12_000);
+            // ssthresh = FlightSize / 2; cwnd inflated by DupThresh segments.
+            assert_eq!(s.ssthresh_bytes(), 5500);
+            assert_eq!(s.cwnd_bytes(), 5500 + thresh as u64 * MSS);
+            assert_eq!(drain(&mut s, 3, u64::MAX), vec![(1000, 1000)]);
+            assert_eq!(s.stats().retransmissions, 1);
+        }
+    }
+
+    #[test]
+    fn newreno_partial_and_full_ack() {
+        let mut s = TcpSender::new(&cfg(false));
+        drain(&mut s, 0, u64::MAX); // [0, 10000)
+                                    // Segments 0 and 3 lost: dupacks for 1, 2, 4.. 9.
+        for _ in 0..3 {
+            s.on_ack(1, &ack(0));
+        }
+        assert_eq!(drain(&mut s, 1, u64::MAX), vec![(0, 1000)]);
+        assert_eq!(s.cwnd_bytes(), 5000 + 3000);
+        for _ in 0..5 {
+            s.on_ack(2, &ack(0));
+        }
+        // cwnd 13000 > 10000 outstanding: three new segments.
+        assert_eq!(s.cwnd_bytes(), 13_000);
+        assert_eq!(drain(&mut s, 2, u64::MAX), segs(10, 3));
+        let deadline = s.rto_deadline();
+        // Partial ACK up to the second hole: retransmit it at once, deflate by the
+        // 3000 acknowledged bytes and add one SMSS back; timer restarted (first one).
+        s.on_ack(100, &ack(3000));
+        assert!(s.in_recovery());
+        assert_eq!(s.cwnd_bytes(), 13_000 - 3000 + 1000);
+        assert_eq!(s.next_segment(100, u64::MAX).map(|h| (h.seq, h.len)), Some((3000, 1000)));
+        assert_eq!(s.rto_deadline(), Some(100 + SECOND));
+        assert_ne!(s.rto_deadline(), deadline);
+        // A second partial ACK does not restart the timer (Impatient variant).
+        s.on_ack(150, &ack(3500));
+        assert_eq!(s.rto_deadline(), Some(100 + SECOND));
+        assert_eq!(s.cwnd_bytes(), 11_000 - 500, "less than one SMSS acked: nothing added back");
+        assert_eq!(drain(&mut s, 150, u64::MAX), vec![(3500, 1000), (13_000, 1000)]);
+        // Full ACK (covers recover = 10000): cwnd = min(ssthresh, FlightSize + SMSS).
+        s.on_ack(200, &ack(12_000));
+        assert!(!s.in_recovery());
+        assert_eq!(s.snd_max(), 14_000);
+        assert_eq!(s.cwnd_bytes(), 3000, "min(5000, 2000 + 1000)");
+        s.on_ack(210, &ack(14_000));
+        assert_eq!(s.rto_deadline(), None, "everything acknowledged");
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.stats().retransmissions, 3);
+    }
+
+    #[test]
+    fn no_fast_retransmit_for_dupacks_below_recover_after_timeout() {
+        let mut s = TcpSender::new(&cfg(false));
+        drain(&mut s, 0, u64::MAX);
+        s.on_rto(SECOND);
+        assert_eq!(s.recover(), 10_000);
+        assert_eq!(drain(&mut s, SECOND, u64::MAX), vec![(0, 1000)]);
+        // Duplicates caused by go-back-N do not start a fast retransmit.
+        for _ in 0..5 {
+            s.on_ack(SECOND + 1, &ack(0));
+        }
+        assert_eq!(s.stats().fast_retransmits, 0);
+        assert!(!s.in_recovery());
+    }
+
+    #[test]
+    fn rto_backoff_doubles_and_is_capped() {
+        let mut s = TcpSender::new(&TcpConfig { max_rto: 5 * SECOND, ..cfg(false) });
+        assert_eq!(s.rto_deadline(), None);
+        drain(&mut s, 0, 1000);
+        let mut t = s.rto_deadline().unwrap();
+        assert_eq!(t, SECOND, "initial RTO");
+        let mut gaps = vec![];
+        for _ in 0..5 {
+            s.on_rto(t);
+            assert_eq!(drain(&mut s, t, 1000), vec![(0, 1000)]);
+            let next = s.rto_deadline().unwrap();
+            gaps.push((next - t) / SECOND);
+            t = next;
+        }
+        assert_eq!(gaps, vec![2, 4, 5, 5, 5]);
+        assert_eq!(s.stats().timeouts, 5);
+        assert_eq!(s.stats().retransmissions, 5);
+        assert_eq!(s.stats().segments_sent, 6);
+    }
+
+    #[test]
+    fn timeout_collapses_window_and_goes_back_n() {
+        let mut s = TcpSender::new(&cfg(false));
+        drain(&mut s, 0, u64::MAX);
+        s.on_ack(100 * MILLIS, &ack(2000));
+        drain(&mut s, 100 * MILLIS, u64::MAX); // [2000, 13000) outstanding, cwnd 11000
+        let t = s.rto_deadline().unwrap();
+        s.on_rto(t);
+        assert_eq!(s.ssthresh_bytes(), 5500, "FlightSize / 2");
+        assert_eq!(s.cwnd_bytes(), MSS, "loss window");
+        assert_eq!(drain(&mut s, t, u64::MAX), vec![(2000, 1000)]);
+        s.on_ack(t + 1, &ack(3000));
+        assert_eq!(drain(&mut s, t + 1, u64::MAX), vec![(3000, 1000), (4000, 1000)]);
+        // A second timeout of the same data keeps ssthresh (RFC 5681 section 3.1).
+        let t2 = s.rto_deadline().unwrap();
+        s.on_rto(t2);
+        assert_eq!(s.ssthresh_bytes(), 5500);
+        assert_eq!(drain(&mut s, t2, u64::MAX), vec![(3000, 1000)]);
+        // The original segments were only delayed: a big ACK moves snd_nxt past them.
+        s.on_ack(t2 + 1, &ack(13_000));
+        assert_eq!(drain(&mut s, t2 + 1, u64::MAX), segs(13, 2));
+    }
+
+    #[test]
+    fn rto_timer_restarts_on_new_ack_and_stops_when_idle() {
+        let mut s = TcpSender::new(&cfg(false));
+        drain(&mut s, 0, 3000);
+        assert_eq!(s.rto_deadline(), Some(SECOND));
+        s.on_ack(300 * MILLIS, &ack(1000));
+        // The sample (300 ms) gives RTO = max(1 s, 300 + 4 * 150 ms) = 1 s.
+        assert_eq!(s.rto_deadline(), Some(300 * MILLIS + SECOND));
+        s.on_ack(400 * MILLIS, &ack(1000));
+        assert_eq!(s.rto_deadline(), Some(300 * MILLIS + SECOND), "duplicate ACK: no restart");
+        s.on_ack(500 * MILLIS, &ack(3000));
+        assert_eq!(s.rto_deadline(), None);
+        drain(&mut s, 600 * MILLIS, 4000);
+        assert_eq!(s.rto_deadline(), Some(600 * MILLIS + SECOND), "restarted by new data");
+    }
+
+    #[test]
+    fn min_rto_is_honoured_and_large_rtts_raise_it() {
+        let mut s = TcpSender::new(&cfg(false));
+        drain(&mut s, 0, 1000);
+        s.on_ack(10 * MILLIS, &ack(1000));
+        assert_eq!(s.srtt(), Some(10 * MILLIS));
+        assert_eq!(s.rto(), SECOND);
+        let mut s = TcpSender::new(&TcpConfig { min_rto: 200 * MILLIS, ..cfg(false) });
+        drain(&mut s, 0, 1000);
+        s.on_ack(10 * MILLIS, &ack(1000));
+        assert_eq!(s.rto(), 200 * MILLIS);
+        drain(&mut s, SECOND, 2000);
+        s.on_ack(SECOND + 800 * MILLIS, &ack(2000));
+        assert!(s.rto() > 800 * MILLIS);
+        assert_eq!(s.stats().rtt_samples, 2);
+        assert!((s.stats().rtt_sum_s - 0.81).abs() < 1e-9);
+    }
+
+    #[test]
+    fn karn_no_sample_from_retransmitted_data_and_backoff_kept() {
+        let mut s = TcpSender::new(&cfg(false));
+        drain(&mut s, 0, 1000);
+        s.on_rto(SECOND);
+        assert_eq!(drain(&mut s, SECOND, 1000), vec![(0, 1000)]);
+        // The ACK is ambiguous (original or retransmission?): no sample, RTO stays
+        // backed off.
+        s.on_ack(SECOND + 50 * MILLIS, &ack(1000));
+        assert_eq!(s.stats().rtt_samples, 0);
+        assert_eq!(s.srtt(), None);
+        assert_eq!(s.rto(), 2 * SECOND);
+        // The next never-retransmitted segment gives a sample, which collapses the RTO.
+        drain(&mut s, 2 * SECOND, 2000);
+        s.on_ack(2 * SECOND + 50 * MILLIS, &ack(2000));
+        assert_eq!(s.stats().rtt_samples, 1);
+        assert_eq!(s.srtt(), Some(50 * MILLIS));
+        assert_eq!(s.rto(), SECOND);
+    }
+
+    #[test]
+    fn karn_timing_abandoned_when_anything_is_retransmitted() {
+        let mut s = TcpSender::new(&cfg(false));
+        drain(&mut s, 0, u64::MAX); // times segment 0
+        for _ in 0..3 {
+            s.on_ack(MILLIS, &ack(0));
+        }
+        drain(&mut s, MILLIS, u64::MAX); // fast retransmission of segment 0
+        s.on_ack(100 * MILLIS, &ack(10_000));
+        assert_eq!(s.stats().rtt_samples, 0);
+    }
+
+    #[test]
+    fn receiver_window_limits_outstanding_data() {
+        let mut s = TcpSender::new(&cfg(false));
+        drain(&mut s, 0, 1000);
+        s.on_ack(1, &TcpHeader { ack: 1000, wnd: 3000, ..Default::default() });
+        assert_eq!(drain(&mut s, 1, u64::MAX), segs(1, 3));
+        // Window shrinks (out-of-order data at the receiver): no new data.
+        s.on_ack(2, &TcpHeader { ack: 1000, wnd: 1000, ..Default::default() });
+        assert_eq!(drain(&mut s, 2, u64::MAX), vec![]);
+        s.on_ack(3, &TcpHeader { ack: 4000, wnd: 2500, ..Default::default() });
+        assert_eq!(drain(&mut s, 3, u64::MAX), segs(4, 2));
+        // Zero window with nothing outstanding still lets one segment probe.
+        s.on_ack(4, &TcpHeader { ack: 6000, wnd: 0, ..Default::default() });
+        assert_eq!(drain(&mut s, 4, u64::MAX), segs(6, 1));
+    }
+
+    #[test]
+    fn application_bytes_limit_new_data() {
+        let mut s = TcpSender::new(&cfg(false));
+        assert_eq!(drain(&mut s, 0, 0), vec![]);
+        assert_eq!(s.rto_deadline(), None);
+        assert_eq!(drain(&mut s, 0, 2500), vec![(0, 1000), (1000, 1000), (2000, 500)]);
+        assert_eq!(drain(&mut s, 1, 2500), vec![]);
+        assert_eq!(drain(&mut s, 2, 4000), vec![(2500, 1000), (3500, 500)]);
+        assert_eq!(s.snd_max(), 4000);
+    }
+
+    #[test]
+    fn stale_and_bogus_acks_are_ignored() {
+        let mut s = TcpSender::new(&cfg(false));
+        drain(&mut s, 0, 5000);
+        s.on_ack(1, &ack(2000));
+        let cwnd = s.cwnd_bytes();
+        s.on_ack(2, &ack(1000));
+        s.on_ack(3, &ack(9000));
+        assert_eq!((s.snd_una(), s.cwnd_bytes()), (2000, cwnd));
+    }
+
+    #[test]
+    fn sack_recovery_on_dupthresh_and_next_seg_order() {
+        let mut s = TcpSender::new(&cfg(true));
+        drain(&mut s, 0, u64::MAX); // [0, 10000)
+                                    // Segments 0, 4 and 6 lost.
+        s.on_ack(1, &sack_ack(0, &[(1000, 2000)]));
+        s.on_ack(1, &sack_ack(0, &[(1000, 3000)]));
+        assert!(!s.in_recovery());
+        // A repeated ACK with no new SACK information is not a duplicate (RFC 6675).
+        s.on_ack(1, &sack_ack(0, &[(1000, 3000)]));
+        assert!(!s.in_recovery());
+        s.on_ack(1, &sack_ack(0, &[(1000, 4000)]));
+        assert_eq!(s.recovery_state(), RecoveryState::SackRecovery);
+        assert_eq!((s.ssthresh_bytes(), s.cwnd_bytes()), (5000, 5000));
+        // (4.3) the first segment goes at once.
+        assert_eq!(drain(&mut s, 1, u64::MAX), vec![(0, 1000)]);
+        // pipe: [0,1000) lost + retransmitted = 1000, [4000,10000) not lost = 6000.
+        assert_eq!(s.flight_size(), 7000);
+        s.on_ack(2, &sack_ack(0, &[(5000, 6000), (1000, 4000)]));
+        s.on_ack(2, &sack_ack(0, &[(7000, 8000), (5000, 6000), (1000, 4000)]));
+        s.on_ack(2, &sack_ack(0, &[(7000, 10_000), (5000, 6000), (1000, 4000)]));
+        // Holes 4 and 6 are now lost; pipe = 1000 (rtx of 0): rule (1) sends both
+        // holes before any new data, then rule (2) new data up to cwnd.
+        assert_eq!(s.flight_size(), 1000);
+        assert_eq!(drain(&mut s, 2, u64::MAX), vec![(4000, 1000), (6000, 1000), (10_000, 1000), (11_000, 1000)]);
+        assert_eq!(s.flight_size(), 5000);
+        s.on_ack(3, &sack_ack(4000, &[(5000, 6000), (7000, 10_000)]));
+        assert!(s.in_recovery());
+        s.on_ack(3, &sack_ack(10_000, &[]));
+        assert!(!s.in_recovery(), "RecoveryPoint covered");
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.stats().retransmissions, 3);
+        assert_eq!(s.cwnd_bytes(), 5000);
+    }
+
+    #[test]
+    fn sack_recovery_entered_early_when_is_lost() {
+        // One ACK SACKing three segments above the hole: IsLost(HighACK + 1) holds
+        // after a single duplicate (RFC 6675 step 2.b).
+        let mut s = TcpSender::new(&cfg(true));
+        drain(&mut s, 0, u64::MAX);
+        s.on_ack(1, &sack_ack(0, &[(1000, 4000)]));
+        assert!(s.in_recovery());
+        assert_eq!(drain(&mut s, 1, u64::MAX)[0], (0, 1000));
+    }
+
+    #[test]
+    fn sack_rescue_retransmission_once_per_recovery() {
+        let mut s = TcpSender::new(&cfg(true));
+        drain(&mut s, 0, 10_000); // application has no more data
+                                  // Segments 0, 1 and 9 lost; 2..9 SACKed.
+        s.on_ack(1, &sack_ack(0, &[(2000, 9000)]));
+        assert!(s.in_recovery());
+        assert_eq!(drain(&mut s, 1, 10_000), vec![(0, 1000), (1000, 1000)]);
+        // Partial ACK past the first retransmission: with nothing lost below the
+        // highest SACK and no new data, rule (4) resends the tail once.
+        s.on_ack(2, &sack_ack(1000, &[(2000, 9000)]));
+        assert_eq!(drain(&mut s, 2, 10_000), vec![]);
+        s.on_ack(3, &sack_ack(9000, &[]));
+        assert_eq!(drain(&mut s, 3, 10_000), vec![(9000, 1000)]);
+        s.on_ack(4, &sack_ack(9000, &[]));
+        assert_eq!(drain(&mut s, 4, 10_000), vec![]);
+    }
+
+    #[test]
+    fn timeout_clears_scoreboard_and_go_back_n_skips_later_sacks() {
+        let mut s = TcpSender::new(&cfg(true));
+        drain(&mut s, 0, 5000);
+        s.on_ack(1, &sack_ack(0, &[(2000, 3000)]));
+        s.on_rto(SECOND);
+        assert!(!s.in_recovery());
+        assert_eq!(s.flight_size(), 0);
+        assert_eq!(drain(&mut s, SECOND, 5000), vec![(0, 1000)]);
+        // Old SACK info was dropped; a new ACK re-reports [2000, 5000).
+        s.on_ack(SECOND + 1, &sack_ack(1000, &[(2000, 5000)]));
+        assert_eq!(drain(&mut s, SECOND + 1, 5000), vec![(1000, 1000)]);
+        s.on_ack(SECOND + 2, &sack_ack(5000, &[]));
+        assert_eq!(s.rto_deadline(), None);
+        assert_eq!(s.stats().fast_retransmits, 0);
+    }
+}
