@@ -8,7 +8,11 @@ use ncmesh_core::sim::trace::{TraceKind, TraceRecord};
 use ncmesh_core::sim::Sim;
 
 fn node(x: f64, y: f64) -> NodeCfg {
-    NodeCfg { x, y, waypoints: vec![] }
+    NodeCfg {
+        x,
+        y,
+        waypoints: vec![],
+    }
 }
 
 fn udp(src: u32, dst: u32, rate_kbps: f64, start_s: f64, stop_s: Option<f64>) -> FlowCfg {
@@ -26,7 +30,11 @@ fn udp(src: u32, dst: u32, rate_kbps: f64, start_s: f64, stop_s: Option<f64>) ->
 }
 
 fn scenario(nodes: Vec<NodeCfg>, flows: Vec<FlowCfg>, duration_s: f64) -> Scenario {
-    let mut s = Scenario { nodes, flows, ..Scenario::default() };
+    let mut s = Scenario {
+        nodes,
+        flows,
+        ..Scenario::default()
+    };
     s.simulation.duration_s = duration_s;
     s.simulation.measure_start_s = 0.0;
     s
@@ -46,7 +54,11 @@ const PROP_200M: Time = 667;
 fn single_exchange_timing() {
     // One 1000-byte datagram at t = 1 s over one idle hop: no backoff (medium idle),
     // DIFS, DATA, SIFS, ACK.
-    let s = scenario(vec![node(0.0, 0.0), node(200.0, 0.0)], vec![udp(0, 1, 8.0, 1.0, Some(1.5))], 2.0);
+    let s = scenario(
+        vec![node(0.0, 0.0), node(200.0, 0.0)],
+        vec![udp(0, 1, 8.0, 1.0, Some(1.5))],
+        2.0,
+    );
     let (_, tr) = traced(&s);
     let tx: Vec<&TraceRecord> = tr.iter().filter(|r| r.what == TraceKind::TxStart).collect();
     assert_eq!(tx.len(), 2, "DATA and ACK only: {tx:?}");
@@ -56,13 +68,23 @@ fn single_exchange_timing() {
     assert_eq!(tx[0].t, SECOND, "DATA sent at once");
     assert_eq!(tx[0].airtime, data_air);
     assert_eq!(tx[0].nav, (10 + 304) * MICROS, "Duration = SIFS + ACK");
-    let rx = tr.iter().find(|r| r.what == TraceKind::RxOk && r.kind == FrameKind::Data).unwrap();
+    let rx = tr
+        .iter()
+        .find(|r| r.what == TraceKind::RxOk && r.kind == FrameKind::Data)
+        .unwrap();
     assert_eq!(rx.node, 1);
     assert_eq!(rx.t, tx[0].t + data_air + PROP_200M);
     assert_eq!(tx[1].kind, FrameKind::Ack);
     assert_eq!(tx[1].t, rx.t + 10 * MICROS, "ACK after SIFS");
-    assert_eq!(tx[1].airtime, 304 * MICROS, "ACK at 1 Mbps with long preamble");
-    let ack_rx = tr.iter().find(|r| r.what == TraceKind::RxOk && r.kind == FrameKind::Ack).unwrap();
+    assert_eq!(
+        tx[1].airtime,
+        304 * MICROS,
+        "ACK at 1 Mbps with long preamble"
+    );
+    let ack_rx = tr
+        .iter()
+        .find(|r| r.what == TraceKind::RxOk && r.kind == FrameKind::Ack)
+        .unwrap();
     assert_eq!(ack_rx.t, tx[1].t + 304 * MICROS + PROP_200M);
 }
 
@@ -72,7 +94,9 @@ fn busy_ends(tr: &[TraceRecord], n: u32) -> Vec<Time> {
         .iter()
         .filter_map(|r| match r.what {
             TraceKind::TxStart if r.node == n => Some(r.t + r.airtime),
-            TraceKind::RxOk | TraceKind::RxCollided | TraceKind::RxLost | TraceKind::TxFailed if r.node == n => {
+            TraceKind::RxOk | TraceKind::RxCollided | TraceKind::RxLost | TraceKind::TxFailed
+                if r.node == n =>
+            {
                 Some(r.t)
             }
             _ => None,
@@ -98,27 +122,47 @@ fn backoff_counts_whole_slots_after_difs_and_freezes_while_busy() {
     let mut checked = 0;
     for n in [0u32, 2] {
         let ends = busy_ends(&tr, n);
-        for t in tr.iter().filter(|r| r.node == n && r.what == TraceKind::TxStart && r.kind == FrameKind::Data) {
+        for t in tr
+            .iter()
+            .filter(|r| r.node == n && r.what == TraceKind::TxStart && r.kind == FrameKind::Data)
+        {
             // the medium was last busy at the latest end before this start
-            let Some(&last) = ends.iter().filter(|&&e| e <= t.t).max() else { continue };
+            let Some(&last) = ends.iter().filter(|&&e| e <= t.t).max() else {
+                continue;
+            };
             let idle = t.t - last;
             if idle > 50 * MICROS + 1024 * 20 * MICROS {
                 continue; // the queue ran dry: a fresh frame goes at once
             }
-            assert!(idle >= 50 * MICROS, "transmitted {idle} ns after busy: less than DIFS");
+            assert!(
+                idle >= 50 * MICROS,
+                "transmitted {idle} ns after busy: less than DIFS"
+            );
             // Signals sensed but not received (overlapping our own frame) end up to one
             // propagation delay after what the trace shows.
             let off = (idle - 50 * MICROS) % (20 * MICROS);
-            assert!(off <= 2 * PROP_200M || off >= 20 * MICROS - 2 * PROP_200M, "not on a slot boundary: {idle}");
+            assert!(
+                off <= 2 * PROP_200M || off >= 20 * MICROS - 2 * PROP_200M,
+                "not on a slot boundary: {idle}"
+            );
             checked += 1;
         }
     }
     assert!(checked > 500, "{checked}");
     // The other sender never starts while a frame of this one is being received
     // without its own backoff having reached zero in the same slot: collisions are rare.
-    let data_tx = tr.iter().filter(|r| r.what == TraceKind::TxStart && r.kind == FrameKind::Data).count();
-    let collided = tr.iter().filter(|r| r.what == TraceKind::RxCollided).count();
-    assert!((collided as f64) < 0.1 * data_tx as f64, "{collided} of {data_tx}");
+    let data_tx = tr
+        .iter()
+        .filter(|r| r.what == TraceKind::TxStart && r.kind == FrameKind::Data)
+        .count();
+    let collided = tr
+        .iter()
+        .filter(|r| r.what == TraceKind::RxCollided)
+        .count();
+    assert!(
+        (collided as f64) < 0.1 * data_tx as f64,
+        "{collided} of {data_tx}"
+    );
 }
 
 #[test]
@@ -126,7 +170,10 @@ fn rts_cts_sequence_and_nav() {
     // 0 -> 1 with RTS/CTS; node 2 hears only node 1 (the CTS) and must defer.
     let mut s = scenario(
         vec![node(0.0, 0.0), node(200.0, 0.0), node(400.0, 0.0)],
-        vec![udp(0, 1, 8.0, 1.0, Some(1.5)), udp(2, 1, 8.0, 1.0007, Some(1.5))],
+        vec![
+            udp(0, 1, 8.0, 1.0, Some(1.5)),
+            udp(2, 1, 8.0, 1.0007, Some(1.5)),
+        ],
         2.0,
     );
     s.mac.rts_threshold_bytes = 0;
@@ -135,7 +182,12 @@ fn rts_cts_sequence_and_nav() {
     let kinds: Vec<(u32, FrameKind)> = tx.iter().map(|r| (r.node, r.kind)).collect();
     assert_eq!(
         &kinds[..4],
-        &[(0, FrameKind::Rts), (1, FrameKind::Cts), (0, FrameKind::Data), (1, FrameKind::Ack)],
+        &[
+            (0, FrameKind::Rts),
+            (1, FrameKind::Cts),
+            (0, FrameKind::Data),
+            (1, FrameKind::Ack)
+        ],
         "{kinds:?}"
     );
     let (rts, cts, data, ack) = (tx[0], tx[1], tx[2], tx[3]);
@@ -147,8 +199,16 @@ fn rts_cts_sequence_and_nav() {
     // Node 2's own RTS waits for the NAV set by the CTS it overheard.
     let n2 = tx.iter().find(|r| r.node == 2).unwrap();
     let nav_end = cts.t + cts.airtime + PROP_200M * 2 + cts.nav;
-    assert!(n2.t >= nav_end + 50 * MICROS - 2 * PROP_200M, "node 2 sent at {} before NAV end {}", n2.t, nav_end);
-    assert!(tr.iter().all(|r| r.what != TraceKind::RxCollided), "no collision with RTS/CTS here");
+    assert!(
+        n2.t >= nav_end + 50 * MICROS - 2 * PROP_200M,
+        "node 2 sent at {} before NAV end {}",
+        n2.t,
+        nav_end
+    );
+    assert!(
+        tr.iter().all(|r| r.what != TraceKind::RxCollided),
+        "no collision with RTS/CTS here"
+    );
 }
 
 #[test]
@@ -162,13 +222,21 @@ fn rts_cts_reduces_hidden_terminal_data_losses() {
         );
         s.mac.rts_threshold_bytes = rts;
         let (sim, tr) = traced(&s);
-        let lost_data =
-            tr.iter().filter(|r| r.what == TraceKind::RxCollided && r.kind == FrameKind::Data && r.node == 1).count();
+        let lost_data = tr
+            .iter()
+            .filter(|r| r.what == TraceKind::RxCollided && r.kind == FrameKind::Data && r.node == 1)
+            .count();
         let total: f64 = sim.results().flows.iter().map(|f| f.goodput_kbps).sum();
         (lost_data, total)
     };
     let (lost_basic, gp_basic) = mk(65535);
     let (lost_rts, gp_rts) = mk(0);
-    assert!(lost_rts * 5 < lost_basic, "data collisions: {lost_rts} with RTS vs {lost_basic} without");
-    assert!(gp_rts > gp_basic, "goodput {gp_rts} with RTS vs {gp_basic} without");
+    assert!(
+        lost_rts * 5 < lost_basic,
+        "data collisions: {lost_rts} with RTS vs {lost_basic} without"
+    );
+    assert!(
+        gp_rts > gp_basic,
+        "goodput {gp_rts} with RTS vs {gp_basic} without"
+    );
 }

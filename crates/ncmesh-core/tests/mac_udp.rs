@@ -22,7 +22,10 @@ fn one_hop_saturated_udp_matches_dcf_airtime() {
     let r = run(&udp_chain(1, 3000.0)).unwrap();
     let g = r.flows[0].goodput_kbps;
     let expected = 8000.0 / 5122e-6 / 1000.0;
-    assert!((g - expected).abs() / expected < 0.02, "goodput {g} vs {expected}");
+    assert!(
+        (g - expected).abs() / expected < 0.02,
+        "goodput {g} vs {expected}"
+    );
     assert!(r.conservation.balanced, "{:?}", r.conservation);
     assert_eq!(r.nodes[1].collisions, 0);
 }

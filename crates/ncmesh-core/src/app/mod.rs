@@ -19,7 +19,10 @@ impl Source {
             AppKind::Cbr => {
                 let rate_bps = f.rate_kbps.unwrap_or(0.0) * 1000.0;
                 let interval = secs(f.packet_bytes as f64 * 8.0 / rate_bps).max(1);
-                Source::Cbr { interval, bytes: f.packet_bytes }
+                Source::Cbr {
+                    interval,
+                    bytes: f.packet_bytes,
+                }
             }
         }
     }
@@ -29,13 +32,16 @@ impl Source {
 /// what they got (possibly decoded from coded frames) is exactly what was sent.
 #[inline]
 pub fn payload_byte(flow: u32, offset: u64) -> u8 {
-    let x = offset.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (flow as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    let x = offset.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ (flow as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
     (x >> 56) as u8
 }
 
 /// `len` payload bytes of `flow` starting at stream offset `offset`.
 pub fn payload(flow: u32, offset: u64, len: u32) -> Box<[u8]> {
-    (0..len as u64).map(|i| payload_byte(flow, offset + i)).collect()
+    (0..len as u64)
+        .map(|i| payload_byte(flow, offset + i))
+        .collect()
 }
 
 #[cfg(test)]
@@ -56,7 +62,13 @@ mod tests {
             stop_s: None,
             route: None,
         };
-        assert_eq!(Source::from_cfg(&f), Source::Cbr { interval: 10_000_000, bytes: 1000 });
+        assert_eq!(
+            Source::from_cfg(&f),
+            Source::Cbr {
+                interval: 10_000_000,
+                bytes: 1000
+            }
+        );
     }
 
     #[test]

@@ -8,13 +8,20 @@ use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let get = |k: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned();
+    let get = |k: &str| {
+        args.iter()
+            .position(|a| a == k)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
     let repeat: usize = get("--repeat").map_or(5, |v| v.parse().expect("--repeat N"));
     let mut s = match get("--file") {
-        Some(f) => parse_toml(&std::fs::read_to_string(&f).expect("read file")).unwrap_or_else(|e| {
-            eprintln!("error: {e}");
-            std::process::exit(2)
-        }),
+        Some(f) => {
+            parse_toml(&std::fs::read_to_string(&f).expect("read file")).unwrap_or_else(|e| {
+                eprintln!("error: {e}");
+                std::process::exit(2)
+            })
+        }
         None => {
             let hops: u64 = get("--hops").map_or(4, |v| v.parse().expect("--hops N"));
             build("chain", &BuildOptions::new().with("hops", hops)).expect("chain builder")
@@ -36,7 +43,11 @@ fn main() {
     }
     let r = last.expect("at least one run");
     times.sort_by(f64::total_cmp);
-    let gp: Vec<String> = r.flows.iter().map(|f| format!("{:.1}", f.goodput_kbps)).collect();
+    let gp: Vec<String> = r
+        .flows
+        .iter()
+        .map(|f| format!("{:.1}", f.goodput_kbps))
+        .collect();
     println!(
         "nodes={} flows={} events={} goodput_kbps=[{}] engine_ms min={:.2} median={:.2} max={:.2} ({} runs) ns/event={:.0}",
         r.nodes.len(),

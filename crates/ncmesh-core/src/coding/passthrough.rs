@@ -11,7 +11,9 @@ pub struct PassThrough {
 
 impl PassThrough {
     pub fn new(capacity: usize) -> PassThrough {
-        PassThrough { queue: VecDeque::with_capacity(capacity.min(4096)) }
+        PassThrough {
+            queue: VecDeque::with_capacity(capacity.min(4096)),
+        }
     }
 }
 
@@ -30,7 +32,10 @@ impl CodingScheme for PassThrough {
 
     fn next_frame(&mut self, _cx: &mut SchemeCx) -> Option<OutFrame> {
         let (pkt, nh) = self.queue.pop_front()?;
-        Some(OutFrame { mac_rx: nh, body: DataBody::native(pkt, nh) })
+        Some(OutFrame {
+            mac_rx: nh,
+            body: DataBody::native(pkt, nh),
+        })
     }
 
     fn on_frame(&mut self, cx: &mut SchemeCx, frame: &Frame, addressed: bool) {

@@ -45,12 +45,20 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0, popped: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1024),
+            seq: 0,
+            popped: 0,
+        }
     }
 
     pub fn schedule(&mut self, time: Time, event: E) {
         self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, event });
+        self.heap.push(Entry {
+            time,
+            seq: self.seq,
+            event,
+        });
     }
 
     /// Removes and returns the earliest event if it is due at or before `until`.

@@ -39,8 +39,14 @@ impl Rng {
     pub fn stream(seed: u64, owner: u64, purpose: StreamPurpose) -> Rng {
         let mut x = seed;
         let a = splitmix64(&mut x);
-        let mut y = a ^ owner.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ (purpose as u64).rotate_left(32);
-        let s = [splitmix64(&mut y), splitmix64(&mut y), splitmix64(&mut y), splitmix64(&mut y)];
+        let mut y =
+            a ^ owner.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ (purpose as u64).rotate_left(32);
+        let s = [
+            splitmix64(&mut y),
+            splitmix64(&mut y),
+            splitmix64(&mut y),
+            splitmix64(&mut y),
+        ];
         Rng { s }
     }
 

@@ -9,7 +9,10 @@ pub const SECOND: Time = 1_000_000_000;
 
 /// Seconds (from a scenario file) to nanoseconds, rounded to the nearest nanosecond.
 pub fn secs(s: f64) -> Time {
-    debug_assert!(s.is_finite() && s >= 0.0, "time must be finite and non-negative: {s}");
+    debug_assert!(
+        s.is_finite() && s >= 0.0,
+        "time must be finite and non-negative: {s}"
+    );
     (s * 1e9).round() as Time
 }
 

@@ -23,8 +23,17 @@ pub struct MacParams {
 
 impl MacParams {
     pub fn new(cfg: &MacCfg) -> MacParams {
-        let (s, l) = if cfg.retransmissions { (cfg.short_retry_limit, cfg.long_retry_limit) } else { (1, 1) };
-        MacParams { timing: PhyTiming::new(cfg), rts_threshold: cfg.rts_threshold_bytes, short_attempts: s, long_attempts: l }
+        let (s, l) = if cfg.retransmissions {
+            (cfg.short_retry_limit, cfg.long_retry_limit)
+        } else {
+            (1, 1)
+        };
+        MacParams {
+            timing: PhyTiming::new(cfg),
+            rts_threshold: cfg.rts_threshold_bytes,
+            short_attempts: s,
+            long_attempts: l,
+        }
     }
 }
 
@@ -63,7 +72,10 @@ pub struct Dcf {
     pub backoff_running: bool,
     /// Access timer armed: slots count from `anchor`, access at `at`.
     pub armed: Option<(Time, Time)>,
-    pub access_gen: u32,
+    /// Earliest access event known to be scheduled (Time::MAX: none). Re-arming to a
+    /// later time schedules nothing: the earlier event re-schedules itself when it
+    /// fires, which keeps stale events out of the queue.
+    pub access_event: Time,
     pub timeout_gen: u32,
     /// The response timeout expired while a frame was being received: decide when it ends.
     pub timeout_deferred: bool,
@@ -87,7 +99,7 @@ impl Dcf {
             backoff: 0,
             backoff_running: false,
             armed: None,
-            access_gen: 0,
+            access_event: Time::MAX,
             timeout_gen: 0,
             timeout_deferred: false,
             nav_until: 0,
@@ -120,17 +132,37 @@ impl Dcf {
                 let slots = ((at - anchor) / p.timing.slot) as u32;
                 self.backoff -= slots.min(self.backoff);
             }
-            self.access_gen = self.access_gen.wrapping_add(1);
         }
     }
 
-    /// Arms the access timer; returns (generation, time) for the caller to schedule.
-    pub fn arm(&mut self, now: Time, idle_start: Time, p: &MacParams) -> (u32, Time) {
+    /// Arms the access timer. Returns the time of an access event the caller must
+    /// schedule, or None if an earlier one is pending already.
+    pub fn arm(&mut self, now: Time, idle_start: Time, p: &MacParams) -> Option<Time> {
         let anchor = idle_start.max(now);
         let at = anchor + self.backoff as Time * p.timing.slot;
-        self.access_gen = self.access_gen.wrapping_add(1);
         self.armed = Some((anchor, at));
-        (self.access_gen, at)
+        self.schedule_if_earlier(at)
+    }
+
+    fn schedule_if_earlier(&mut self, at: Time) -> Option<Time> {
+        (at < self.access_event).then(|| {
+            self.access_event = at;
+            at
+        })
+    }
+
+    /// An access event fires at `now`. True: the backoff is over, the node may
+    /// transmit. False: nothing to do now (the event may have re-scheduled itself:
+    /// see the returned time in `reschedule`).
+    pub fn access_due(&mut self, now: Time) -> (bool, Option<Time>) {
+        if now >= self.access_event {
+            self.access_event = Time::MAX;
+        }
+        match self.armed {
+            None => (false, None),
+            Some((_, at)) if at <= now => (true, None),
+            Some((_, at)) => (false, self.schedule_if_earlier(at)),
+        }
     }
 
     /// Draws a new backoff in [0, CW] (10.3.3).
@@ -148,7 +180,10 @@ impl Dcf {
     /// Failed attempt: doubles CW (up to CWmax) and counts a retry. Returns true when
     /// the frame must be dropped (attempts exhausted); then CW is reset.
     pub fn on_failure(&mut self, rng: &mut Rng, p: &MacParams, long: bool) -> bool {
-        let job = self.job.as_mut().expect("failure without a frame in service");
+        let job = self
+            .job
+            .as_mut()
+            .expect("failure without a frame in service");
         let (count, limit) = if long {
             job.long_retries += 1;
             (job.long_retries, p.long_attempts)
@@ -170,7 +205,13 @@ impl Dcf {
     pub fn load(&mut self, frame: OutFrame) {
         let seq = self.next_seq;
         self.next_seq = (self.next_seq + 1) & 0x0FFF;
-        self.job = Some(Job { frame, seq, short_retries: 0, long_retries: 0, sent_once: false });
+        self.job = Some(Job {
+            frame,
+            seq,
+            short_retries: 0,
+            long_retries: 0,
+            sent_once: false,
+        });
     }
 
     /// Records (tx, seq) and tells whether it repeats the last frame from tx (a
@@ -191,9 +232,9 @@ impl Dcf {
 
     /// Does the frame in service need RTS/CTS?
     pub fn needs_rts(&self, p: &MacParams) -> bool {
-        self.job
-            .as_ref()
-            .is_some_and(|j| j.frame.mac_rx != crate::net::BROADCAST && j.frame.mpdu_bytes() > p.rts_threshold)
+        self.job.as_ref().is_some_and(|j| {
+            j.frame.mac_rx != crate::net::BROADCAST && j.frame.mpdu_bytes() > p.rts_threshold
+        })
     }
 }
 
@@ -212,15 +253,24 @@ mod tests {
         let mut d = Dcf::new(&p);
         d.backoff = 10;
         // medium idle since 0: DIFS -> anchor at 50 us, access at 50 + 10*20 = 250 us
-        let (_, at) = d.arm(0, d.idle_start(0, &p), &p);
-        assert_eq!(at, 250 * MICROS);
+        let at = d.arm(0, d.idle_start(0, &p), &p);
+        assert_eq!(at, Some(250 * MICROS));
         // busy at 125 us: 3 whole slots elapsed (50..110), 7 remain
         d.freeze(125 * MICROS, &p);
         assert_eq!(d.backoff, 7);
         assert!(d.armed.is_none());
         // busy until 1000 us: resume at 1050 + 7*20
-        let (_, at) = d.arm(130 * MICROS, d.idle_start(1000 * MICROS, &p), &p);
-        assert_eq!(at, (1050 + 140) * MICROS);
+        // an access event at 250 us is still pending: nothing new to schedule
+        assert_eq!(
+            d.arm(130 * MICROS, d.idle_start(1000 * MICROS, &p), &p),
+            None
+        );
+        assert_eq!(d.armed.unwrap().1, (1050 + 140) * MICROS);
+        // when it fires it re-schedules itself for the new time
+        assert_eq!(
+            d.access_due(250 * MICROS),
+            (false, Some((1050 + 140) * MICROS))
+        );
         // busy again before DIFS elapsed: nothing counted
         d.freeze(1020 * MICROS, &p);
         assert_eq!(d.backoff, 7);
@@ -254,12 +304,18 @@ mod tests {
         });
         let mut cws = vec![d.cw];
         for attempt in 1..7 {
-            assert!(!d.on_failure(&mut rng, &p, false), "attempt {attempt} is not the last");
+            assert!(
+                !d.on_failure(&mut rng, &p, false),
+                "attempt {attempt} is not the last"
+            );
             cws.push(d.cw);
             assert!(d.backoff <= d.cw);
         }
         assert_eq!(cws, vec![31, 63, 127, 255, 511, 1023, 1023]);
-        assert!(d.on_failure(&mut rng, &p, false), "7th failed attempt drops the frame");
+        assert!(
+            d.on_failure(&mut rng, &p, false),
+            "7th failed attempt drops the frame"
+        );
         assert_eq!(d.cw, 31);
     }
 

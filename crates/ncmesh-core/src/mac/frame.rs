@@ -39,7 +39,14 @@ impl DataBody {
         intended.push(next_hop);
         let mut packets = SmallVec::new();
         packets.push(pkt);
-        DataBody { intended, packets, msdu_bytes, header_bytes: 0, tag: 0, coded_payload: None }
+        DataBody {
+            intended,
+            packets,
+            msdu_bytes,
+            header_bytes: 0,
+            tag: 0,
+            coded_payload: None,
+        }
     }
 }
 

@@ -3,5 +3,5 @@
 pub mod packet;
 pub mod routing;
 
-pub use packet::{DropReason, L4, NodeId, Packet, BROADCAST, IP_HEADER_BYTES};
+pub use packet::{DropReason, NodeId, Packet, BROADCAST, IP_HEADER_BYTES, L4};
 pub use routing::Routes;

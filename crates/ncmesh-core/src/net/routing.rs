@@ -43,7 +43,12 @@ impl Routes {
     /// Builds next-hop tables towards each node of `destinations`.
     pub fn new(adj: Vec<Vec<Edge>>, destinations: &[NodeId], flows: usize) -> Routes {
         let n = adj.len();
-        let mut r = Routes { adj, dst_row: vec![NONE; n], next: Vec::new(), explicit: vec![None; flows] };
+        let mut r = Routes {
+            adj,
+            dst_row: vec![NONE; n],
+            next: Vec::new(),
+            explicit: vec![None; flows],
+        };
         for &d in destinations {
             if r.dst_row[d as usize] == NONE {
                 r.dst_row[d as usize] = r.next.len() as u32;
@@ -225,7 +230,11 @@ mod tests {
     #[test]
     fn disjoint_paths_in_a_ladder() {
         // two parallel 2-relay paths and a cross link
-        let r = Routes::new(undirected(6, &[(0, 1), (1, 2), (2, 5), (0, 3), (3, 4), (4, 5), (1, 4)]), &[5], 1);
+        let r = Routes::new(
+            undirected(6, &[(0, 1), (1, 2), (2, 5), (0, 3), (3, 4), (4, 5), (1, 4)]),
+            &[5],
+            1,
+        );
         let ps = r.disjoint_paths(0, 5, 3);
         assert_eq!(ps.len(), 2);
         let relays: Vec<u32> = ps.iter().flat_map(|p| p[1..p.len() - 1].to_vec()).collect();

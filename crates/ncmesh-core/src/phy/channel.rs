@@ -175,7 +175,12 @@ impl Channel {
                 if p < self.cfg.cs_threshold_w {
                     return None;
                 }
-                Some(Arrival { power_w: p, decodable: p >= self.cfg.rx_threshold_w, sensed: true, p_link: 1.0 })
+                Some(Arrival {
+                    power_w: p,
+                    decodable: p >= self.cfg.rx_threshold_w,
+                    sensed: true,
+                    p_link: 1.0,
+                })
             }
         }
     }
@@ -189,10 +194,20 @@ impl Channel {
             ChannelModel::Linktable => l.p_link,
             ChannelModel::Tworay | ChannelModel::Shadowing => {
                 let thr = self.cfg.rx_threshold_w;
-                let sigma = if self.cfg.model == ChannelModel::Shadowing { self.cfg.shadowing_sigma_db } else { 0.0 };
+                let sigma = if self.cfg.model == ChannelModel::Shadowing {
+                    self.cfg.shadowing_sigma_db
+                } else {
+                    0.0
+                };
                 let rayleigh = self.cfg.fading == Fading::Rayleigh;
                 // Success given a mean power m: Rayleigh exp(-thr/m), else m >= thr.
-                let p_at = |m: f64| if rayleigh { (-thr / m).exp() } else { f64::from(u8::from(m >= thr)) };
+                let p_at = |m: f64| {
+                    if rayleigh {
+                        (-thr / m).exp()
+                    } else {
+                        f64::from(u8::from(m >= thr))
+                    }
+                };
                 if sigma == 0.0 {
                     return p_at(l.mean_w);
                 }
@@ -224,7 +239,9 @@ fn erfc(x: f64) -> f64 {
     let z = x.abs();
     let t = 1.0 / (1.0 + 0.327_591_1 * z);
     let y = t
-        * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))))
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))))
         * (-z * z).exp();
     if x >= 0.0 {
         y
@@ -281,7 +298,15 @@ impl Grid {
             order[fill[c]] = i;
             fill[c] += 1;
         }
-        Grid { cell, x0, y0, nx, ny, order, start }
+        Grid {
+            cell,
+            x0,
+            y0,
+            nx,
+            ny,
+            order,
+            start,
+        }
     }
 
     /// Calls f for every node in the 3x3 cells around p (a superset of those within `cell`).
@@ -322,15 +347,29 @@ mod tests {
 
     #[test]
     fn range_model_separate_ranges() {
-        let cfg = ChannelCfg { cs_range_m: 450.0, interference_range_m: 650.0, ..ChannelCfg::default() };
+        let cfg = ChannelCfg {
+            cs_range_m: 450.0,
+            interference_range_m: 650.0,
+            ..ChannelCfg::default()
+        };
         let ch = Channel::new(&cfg, &chain(5, 200.0));
-        let l: Vec<(u32, bool, bool)> = ch.links_from(0).iter().map(|l| (l.to, l.in_rx_range, l.in_cs_range)).collect();
-        assert_eq!(l, vec![(1, true, true), (2, false, true), (3, false, false)]);
+        let l: Vec<(u32, bool, bool)> = ch
+            .links_from(0)
+            .iter()
+            .map(|l| (l.to, l.in_rx_range, l.in_cs_range))
+            .collect();
+        assert_eq!(
+            l,
+            vec![(1, true, true), (2, false, true), (3, false, false)]
+        );
     }
 
     #[test]
     fn two_ray_senses_to_550_m() {
-        let cfg = ChannelCfg { model: ChannelModel::Tworay, ..ChannelCfg::default() };
+        let cfg = ChannelCfg {
+            model: ChannelModel::Tworay,
+            ..ChannelCfg::default()
+        };
         let ch = Channel::new(&cfg, &chain(5, 200.0));
         let mut rng = Rng::stream(1, 0, crate::engine::StreamPurpose::Channel);
         let a: Vec<(u32, bool)> = ch
@@ -344,11 +383,15 @@ mod tests {
     #[test]
     fn grid_matches_brute_force_on_random_layout() {
         let mut rng = Rng::stream(3, 0, crate::engine::StreamPurpose::Builder);
-        let pos: Vec<(f64, f64)> = (0..300).map(|_| (rng.uniform() * 3000.0, rng.uniform() * 3000.0)).collect();
+        let pos: Vec<(f64, f64)> = (0..300)
+            .map(|_| (rng.uniform() * 3000.0, rng.uniform() * 3000.0))
+            .collect();
         let ch = Channel::new(&ChannelCfg::default(), &pos);
         for i in 0..pos.len() {
-            let mut brute: Vec<u32> =
-                (0..pos.len()).filter(|&j| j != i && dist(pos[i], pos[j]) <= 250.0).map(|j| j as u32).collect();
+            let mut brute: Vec<u32> = (0..pos.len())
+                .filter(|&j| j != i && dist(pos[i], pos[j]) <= 250.0)
+                .map(|j| j as u32)
+                .collect();
             brute.sort();
             let got: Vec<u32> = ch.links_from(i as u32).iter().map(|l| l.to).collect();
             assert_eq!(got, brute);
@@ -357,14 +400,24 @@ mod tests {
 
     #[test]
     fn rayleigh_delivery_estimate_matches_draws() {
-        let cfg = ChannelCfg { model: ChannelModel::Tworay, fading: Fading::Rayleigh, ..ChannelCfg::default() };
+        let cfg = ChannelCfg {
+            model: ChannelModel::Tworay,
+            fading: Fading::Rayleigh,
+            ..ChannelCfg::default()
+        };
         let ch = Channel::new(&cfg, &chain(2, 200.0));
         let mut rng = Rng::stream(9, 1, crate::engine::StreamPurpose::Channel);
         let l = ch.links_from(0)[0];
         let n = 200_000;
-        let ok = (0..n).filter(|_| ch.arrival(&l, &mut rng).is_some_and(|a| a.decodable)).count();
+        let ok = (0..n)
+            .filter(|_| ch.arrival(&l, &mut rng).is_some_and(|a| a.decodable))
+            .count();
         let est = ch.delivery_prob(0, 1);
-        assert!((ok as f64 / n as f64 - est).abs() < 0.005, "{} vs {est}", ok as f64 / n as f64);
+        assert!(
+            (ok as f64 / n as f64 - est).abs() < 0.005,
+            "{} vs {est}",
+            ok as f64 / n as f64
+        );
     }
 
     #[test]
@@ -379,9 +432,14 @@ mod tests {
         let mut rng = Rng::stream(9, 1, crate::engine::StreamPurpose::Channel);
         let l = *ch.link(0, 1).unwrap();
         let n = 200_000;
-        let ok = (0..n).filter(|_| ch.arrival(&l, &mut rng).is_some_and(|a| a.decodable)).count();
+        let ok = (0..n)
+            .filter(|_| ch.arrival(&l, &mut rng).is_some_and(|a| a.decodable))
+            .count();
         let est = ch.delivery_prob(0, 1);
-        assert!(est > 0.05 && est < 0.95, "pick a distance in the grey zone: {est}");
+        assert!(
+            est > 0.05 && est < 0.95,
+            "pick a distance in the grey zone: {est}"
+        );
         assert!((ok as f64 / n as f64 - est).abs() < 0.005);
     }
 
@@ -389,7 +447,12 @@ mod tests {
     fn link_table_is_directed() {
         let cfg = ChannelCfg {
             model: ChannelModel::Linktable,
-            links: vec![LinkCfg { a: 0, b: 1, p_ab: 0.9, p_ba: 0.5 }],
+            links: vec![LinkCfg {
+                a: 0,
+                b: 1,
+                p_ab: 0.9,
+                p_ba: 0.5,
+            }],
             ..ChannelCfg::default()
         };
         let ch = Channel::new(&cfg, &[(0.0, 0.0), (0.0, 0.0), (5.0, 5.0)]);

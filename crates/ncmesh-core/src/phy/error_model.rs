@@ -61,7 +61,14 @@ impl Modulation {
         }
         match self {
             Modulation::Ofdm { m, rate } => ofdm_success(m, rate, sinr, bits),
-            _ => (1.0 - self.dsss_ber(sinr)).powf(bits),
+            _ => {
+                let ber = self.dsss_ber(sinr);
+                if ber <= 0.0 {
+                    1.0
+                } else {
+                    (1.0 - ber).powf(bits)
+                }
+            }
         }
     }
 
@@ -71,23 +78,41 @@ impl Modulation {
         const PERFECT: f64 = 10.0;
         const IMPOSSIBLE: f64 = 0.1;
         match self {
+            // exp(-x) underflows to 0 beyond x ~ 745; skip the slow path of exp.
+            Modulation::Dbpsk if sinr * 22.0 > 745.0 => 0.0,
+            Modulation::Dqpsk if sinr * 11.0 * (2.0 - std::f64::consts::SQRT_2) > 745.0 => 0.0,
             Modulation::Dbpsk => 0.5 * (-(sinr * 22.0)).exp(),
             Modulation::Dqpsk => {
                 let x = sinr * 22.0 / 2.0;
-                (std::f64::consts::SQRT_2 + 1.0) / (8.0 * std::f64::consts::PI * std::f64::consts::SQRT_2).sqrt()
+                (std::f64::consts::SQRT_2 + 1.0)
+                    / (8.0 * std::f64::consts::PI * std::f64::consts::SQRT_2).sqrt()
                     * (1.0 / x.sqrt())
                     * (-(2.0 - std::f64::consts::SQRT_2) * x).exp()
             }
             Modulation::Cck55 | Modulation::Cck11 if sinr > PERFECT => 0.0,
             Modulation::Cck55 | Modulation::Cck11 if sinr < IMPOSSIBLE => 0.5,
             Modulation::Cck55 => {
-                let (a1, a2, a3, a4) = (0.536_816_343_440_562, 0.003_309_243_002_560_859, 0.416_543_723_610_04, 1.028_898_143_435_887);
+                let (a1, a2, a3, a4) = (
+                    0.536_816_343_440_562,
+                    0.003_309_243_002_560_859,
+                    0.416_543_723_610_04,
+                    1.028_898_143_435_887,
+                );
                 a1 * (-((sinr - a2) / a3).powf(a4)).exp()
             }
             Modulation::Cck11 => {
-                let (a1, a2, a3) = (0.007_905_674_226_533_346, -0.183_974_493_991_763_6, 1.074_068_946_870_724);
-                let (a4, a5, a6) = (1.052_331_690_450_255, 0.305_522_987_464_966_9, 2.203_271_512_869_844);
-                (a1 * sinr * sinr + a2 * sinr + a3) / (sinr * sinr * sinr + a4 * sinr * sinr + a5 * sinr + a6)
+                let (a1, a2, a3) = (
+                    0.007_905_674_226_533_346,
+                    -0.183_974_493_991_763_6,
+                    1.074_068_946_870_724,
+                );
+                let (a4, a5, a6) = (
+                    1.052_331_690_450_255,
+                    0.305_522_987_464_966_9,
+                    2.203_271_512_869_844,
+                );
+                (a1 * sinr * sinr + a2 * sinr + a3)
+                    / (sinr * sinr * sinr + a4 * sinr * sinr + a5 * sinr + a6)
             }
             Modulation::Ofdm { .. } => unreachable!("OFDM handled in success()"),
         }
@@ -99,7 +124,9 @@ fn erfc(x: f64) -> f64 {
     let z = x.abs();
     let t = 1.0 / (1.0 + 0.327_591_1 * z);
     let y = t
-        * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))))
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))))
         * (-z * z).exp();
     if x >= 0.0 {
         y
@@ -124,9 +151,27 @@ fn ofdm_success(m: u32, rate: CodeRate, snr: f64, bits: f64) -> f64 {
     let p = uncoded_ber(m, snr).min(0.5);
     // (free distance, coefficients c_d for d = dfree, dfree+1, ...), from the NIST model
     let (dfree, coeffs, b): (u32, &[f64], f64) = match rate {
-        CodeRate::Half => (10, &[11.0, 0.0, 38.0, 0.0, 193.0, 0.0, 1331.0, 0.0, 7275.0, 0.0, 40406.0], 1.0),
-        CodeRate::TwoThirds => (6, &[1.0, 16.0, 48.0, 158.0, 642.0, 2435.0, 9174.0, 34701.0, 131203.0, 499312.0], 2.0),
-        CodeRate::ThreeQuarters => (5, &[8.0, 31.0, 160.0, 892.0, 4512.0, 23297.0, 120976.0, 624304.0, 3229885.0, 16721329.0], 3.0),
+        CodeRate::Half => (
+            10,
+            &[
+                11.0, 0.0, 38.0, 0.0, 193.0, 0.0, 1331.0, 0.0, 7275.0, 0.0, 40406.0,
+            ],
+            1.0,
+        ),
+        CodeRate::TwoThirds => (
+            6,
+            &[
+                1.0, 16.0, 48.0, 158.0, 642.0, 2435.0, 9174.0, 34701.0, 131203.0, 499312.0,
+            ],
+            2.0,
+        ),
+        CodeRate::ThreeQuarters => (
+            5,
+            &[
+                8.0, 31.0, 160.0, 892.0, 4512.0, 23297.0, 120976.0, 624304.0, 3229885.0, 16721329.0,
+            ],
+            3.0,
+        ),
     };
     let pd = |d: u32| -> f64 {
         // probability that the decoder picks a path at Hamming distance d
@@ -143,7 +188,12 @@ fn ofdm_success(m: u32, rate: CodeRate, snr: f64, bits: f64) -> f64 {
                     .sum::<f64>()
         }
     };
-    let pe: f64 = coeffs.iter().enumerate().map(|(i, c)| c * pd(dfree + i as u32)).sum::<f64>() / b;
+    let pe: f64 = coeffs
+        .iter()
+        .enumerate()
+        .map(|(i, c)| c * pd(dfree + i as u32))
+        .sum::<f64>()
+        / b;
     let pe = pe.min(1.0);
     (1.0 - pe).powf(bits)
 }

@@ -30,14 +30,26 @@ impl LossModel {
                 let mut links: Vec<(u32, u32)> = c.links.iter().map(|l| (l[0], l[1])).collect();
                 links.sort_unstable();
                 let phases = if c.schedule.is_empty() {
-                    vec![Phase { from: 0, to: Time::MAX, rate: c.rate }]
+                    vec![Phase {
+                        from: 0,
+                        to: Time::MAX,
+                        rate: c.rate,
+                    }]
                 } else {
                     c.schedule
                         .iter()
-                        .map(|p| Phase { from: secs(p.from_s), to: p.to_s.map_or(Time::MAX, secs), rate: p.rate })
+                        .map(|p| Phase {
+                            from: secs(p.from_s),
+                            to: p.to_s.map_or(Time::MAX, secs),
+                            rate: p.rate,
+                        })
                         .collect()
                 };
-                Rule { links, phases, data_only: c.frames == LossFrames::Data }
+                Rule {
+                    links,
+                    phases,
+                    data_only: c.frames == LossFrames::Data,
+                }
             })
             .collect();
         LossModel { rules }
@@ -74,9 +86,21 @@ mod tests {
     fn schedule_phases() {
         let m = LossModel::new(&[LossCfg {
             schedule: vec![
-                LossPhase { from_s: 20.0, to_s: Some(50.0), rate: 0.0 },
-                LossPhase { from_s: 50.0, to_s: Some(80.0), rate: 0.4 },
-                LossPhase { from_s: 80.0, to_s: None, rate: 0.2 },
+                LossPhase {
+                    from_s: 20.0,
+                    to_s: Some(50.0),
+                    rate: 0.0,
+                },
+                LossPhase {
+                    from_s: 50.0,
+                    to_s: Some(80.0),
+                    rate: 0.4,
+                },
+                LossPhase {
+                    from_s: 80.0,
+                    to_s: None,
+                    rate: 0.2,
+                },
             ],
             ..LossCfg::default()
         }]);
@@ -84,14 +108,26 @@ mod tests {
         assert_eq!(m.rate(0, 1, secs(30.0), true), 0.0);
         assert!((m.rate(0, 1, secs(60.0), true) - 0.4).abs() < 1e-12);
         assert!((m.rate(3, 2, secs(1000.0), true) - 0.2).abs() < 1e-12);
-        assert_eq!(m.rate(0, 1, secs(60.0), false), 0.0, "MAC ACKs are not hit by data-frame loss");
+        assert_eq!(
+            m.rate(0, 1, secs(60.0), false),
+            0.0,
+            "MAC ACKs are not hit by data-frame loss"
+        );
     }
 
     #[test]
     fn chosen_links_and_combination() {
         let m = LossModel::new(&[
-            LossCfg { links: vec![[1, 2]], rate: 0.5, ..LossCfg::default() },
-            LossCfg { rate: 0.1, frames: LossFrames::All, ..LossCfg::default() },
+            LossCfg {
+                links: vec![[1, 2]],
+                rate: 0.5,
+                ..LossCfg::default()
+            },
+            LossCfg {
+                rate: 0.1,
+                frames: LossFrames::All,
+                ..LossCfg::default()
+            },
         ]);
         assert!((m.rate(1, 2, 0, true) - 0.55).abs() < 1e-12);
         assert!((m.rate(2, 1, 0, true) - 0.1).abs() < 1e-12);

@@ -73,7 +73,10 @@ mod tests {
 
     #[test]
     fn ns2_two_ray_thresholds_give_250_and_550_m() {
-        let cfg = ChannelCfg { model: ChannelModel::Tworay, ..ChannelCfg::default() };
+        let cfg = ChannelCfg {
+            model: ChannelModel::Tworay,
+            ..ChannelCfg::default()
+        };
         let rx = reach_m(&cfg, cfg.rx_threshold_w);
         let cs = reach_m(&cfg, cfg.cs_threshold_w);
         assert!((rx - 250.0).abs() < 0.5, "rx range {rx}");

@@ -14,8 +14,14 @@ use crate::engine::{Rng, Time};
 /// The reception model in force, with its parameters (linear ratios, watts).
 #[derive(Debug, Clone, Copy)]
 pub enum RxModel {
-    Ber { noise_w: f64, preamble_min_sinr: f64 },
-    Capture { noise_w: f64, ratio: f64 },
+    Ber {
+        noise_w: f64,
+        preamble_min_sinr: f64,
+    },
+    Capture {
+        noise_w: f64,
+        ratio: f64,
+    },
 }
 
 /// How a frame's bits are sent: PLCP header, then payload.
@@ -67,7 +73,10 @@ pub struct Radio {
 
 impl Radio {
     pub fn new() -> Radio {
-        Radio { signals: Vec::with_capacity(8), ..Radio::default() }
+        Radio {
+            signals: Vec::with_capacity(8),
+            ..Radio::default()
+        }
     }
 
     /// The medium is busy (carrier sense or own transmission) until this time.
@@ -104,11 +113,24 @@ impl Radio {
     /// A signal starts arriving at `now` and lasts `dur`. Returns true if the radio
     /// locks on to it (idle, not transmitting, decodable, preamble detected): the
     /// caller then schedules the end of reception.
-    pub fn on_arrival(&mut self, now: Time, frame: u32, dur: Time, a: Arrival, modes: FrameModes, model: RxModel) -> bool {
+    pub fn on_arrival(
+        &mut self,
+        now: Time,
+        frame: u32,
+        dur: Time,
+        a: Arrival,
+        modes: FrameModes,
+        model: RxModel,
+    ) -> bool {
         let keep_from = self.lock.map_or(now, |l| l.start.min(now));
         self.signals.retain(|s| s.end > keep_from);
         let end = now + dur;
-        self.signals.push(Signal { frame, start: now, end, power_w: a.power_w });
+        self.signals.push(Signal {
+            frame,
+            start: now,
+            end,
+            power_w: a.power_w,
+        });
         if a.sensed {
             self.cca_until = self.cca_until.max(end);
             self.mark_busy(now, end);
@@ -116,13 +138,28 @@ impl Radio {
         if self.tx_until > now || self.receiving(now) || !a.decodable {
             return false;
         }
-        if let RxModel::Ber { noise_w, preamble_min_sinr } = model {
-            let i: f64 = self.signals.iter().filter(|s| s.frame != frame && s.start <= now && now < s.end).map(|s| s.power_w).sum();
+        if let RxModel::Ber {
+            noise_w,
+            preamble_min_sinr,
+        } = model
+        {
+            let i: f64 = self
+                .signals
+                .iter()
+                .filter(|s| s.frame != frame && s.start <= now && now < s.end)
+                .map(|s| s.power_w)
+                .sum();
             if a.power_w < preamble_min_sinr * (noise_w + i) {
                 return false;
             }
         }
-        self.lock = Some(Lock { frame, start: now, end, power_w: a.power_w, modes });
+        self.lock = Some(Lock {
+            frame,
+            start: now,
+            end,
+            power_w: a.power_w,
+            modes,
+        });
         true
     }
 
@@ -139,16 +176,33 @@ impl Radio {
     }
 
     /// The locked frame `frame` ends now. None if the lock was abandoned meanwhile.
-    pub fn finish(&mut self, now: Time, frame: u32, model: RxModel, rng: &mut Rng) -> Option<RxOutcome> {
+    pub fn finish(
+        &mut self,
+        now: Time,
+        frame: u32,
+        model: RxModel,
+        rng: &mut Rng,
+    ) -> Option<RxOutcome> {
         let l = self.lock.filter(|l| l.frame == frame && l.end == now)?;
         self.lock = None;
-        let others = || self.signals.iter().filter(move |s| s.frame != l.frame && s.start < l.end && s.end > l.start);
+        let others = || {
+            self.signals
+                .iter()
+                .filter(move |s| s.frame != l.frame && s.start < l.end && s.end > l.start)
+        };
         let ok = match model {
             RxModel::Capture { noise_w, ratio } => {
                 // Interference only rises when a signal starts, so its maximum over the
                 // frame is reached at the frame's start or at an overlapping signal's start.
-                let at = |t: Time| others().filter(|s| s.start <= t && t < s.end).map(|s| s.power_w).sum::<f64>();
-                let worst = others().map(|s| at(s.start.max(l.start))).fold(0.0, f64::max);
+                let at = |t: Time| {
+                    others()
+                        .filter(|s| s.start <= t && t < s.end)
+                        .map(|s| s.power_w)
+                        .sum::<f64>()
+                };
+                let worst = others()
+                    .map(|s| at(s.start.max(l.start)))
+                    .fold(0.0, f64::max);
                 l.power_w >= ratio * (noise_w + worst)
             }
             RxModel::Ber { noise_w, .. } => {
@@ -156,7 +210,11 @@ impl Radio {
                 psr >= 1.0 || rng.uniform() < psr
             }
         };
-        Some(if ok { RxOutcome::Received } else { RxOutcome::Collided })
+        Some(if ok {
+            RxOutcome::Received
+        } else {
+            RxOutcome::Collided
+        })
     }
 
     /// Probability that every bit of the locked frame survives: the product over
@@ -164,7 +222,8 @@ impl Radio {
     /// success probability.
     fn chunk_success(&self, l: &Lock, noise_w: f64) -> f64 {
         let header_end = (l.start + l.modes.header_dur).min(l.end);
-        let mut cuts: smallvec::SmallVec<[Time; 16]> = smallvec::smallvec![l.start, header_end, l.end];
+        let mut cuts: smallvec::SmallVec<[Time; 16]> =
+            smallvec::smallvec![l.start, header_end, l.end];
         for s in &self.signals {
             if s.frame != l.frame && s.start < l.end && s.end > l.start {
                 cuts.push(s.start.max(l.start));
@@ -200,11 +259,22 @@ mod tests {
     use super::*;
     use crate::engine::StreamPurpose;
 
-    const CAPTURE: RxModel = RxModel::Capture { noise_w: 0.0, ratio: 10.0 };
-    const BER: RxModel = RxModel::Ber { noise_w: 1e-12, preamble_min_sinr: 2.512 };
+    const CAPTURE: RxModel = RxModel::Capture {
+        noise_w: 0.0,
+        ratio: 10.0,
+    };
+    const BER: RxModel = RxModel::Ber {
+        noise_w: 1e-12,
+        preamble_min_sinr: 2.512,
+    };
 
     fn arr(p: f64) -> Arrival {
-        Arrival { power_w: p, decodable: true, sensed: true, p_link: 1.0 }
+        Arrival {
+            power_w: p,
+            decodable: true,
+            sensed: true,
+            p_link: 1.0,
+        }
     }
 
     /// An 802.11b 2 Mbit/s frame with a long preamble (durations in ns as used here).
@@ -228,7 +298,10 @@ mod tests {
         assert!(r.on_arrival(100, 1, 50, arr(1.0), modes(), CAPTURE));
         assert!(r.receiving(120));
         assert_eq!(r.busy_until(), 150);
-        assert_eq!(r.finish(150, 1, CAPTURE, &mut rng()), Some(RxOutcome::Received));
+        assert_eq!(
+            r.finish(150, 1, CAPTURE, &mut rng()),
+            Some(RxOutcome::Received)
+        );
         assert!(!r.receiving(150));
     }
 
@@ -236,8 +309,14 @@ mod tests {
     fn equal_power_overlap_destroys_the_locked_frame_under_capture() {
         let mut r = Radio::new();
         assert!(r.on_arrival(100, 1, 50, arr(1.0), modes(), CAPTURE));
-        assert!(!r.on_arrival(140, 2, 50, arr(1.0), modes(), CAPTURE), "second frame is not locked");
-        assert_eq!(r.finish(150, 1, CAPTURE, &mut rng()), Some(RxOutcome::Collided));
+        assert!(
+            !r.on_arrival(140, 2, 50, arr(1.0), modes(), CAPTURE),
+            "second frame is not locked"
+        );
+        assert_eq!(
+            r.finish(150, 1, CAPTURE, &mut rng()),
+            Some(RxOutcome::Collided)
+        );
         assert_eq!(r.busy_until(), 190);
     }
 
@@ -245,12 +324,21 @@ mod tests {
     fn interference_that_ended_before_does_not_count() {
         let mut r = Radio::new();
         r.start_tx(0, 40);
-        assert!(!r.on_arrival(10, 7, 100, arr(1.0), modes(), CAPTURE), "no lock while transmitting");
+        assert!(
+            !r.on_arrival(10, 7, 100, arr(1.0), modes(), CAPTURE),
+            "no lock while transmitting"
+        );
         // frame 7 still on the air at 70 -> the new frame is hit by it
         assert!(r.on_arrival(70, 1, 50, arr(1.0), modes(), CAPTURE));
-        assert_eq!(r.finish(120, 1, CAPTURE, &mut rng()), Some(RxOutcome::Collided));
+        assert_eq!(
+            r.finish(120, 1, CAPTURE, &mut rng()),
+            Some(RxOutcome::Collided)
+        );
         assert!(r.on_arrival(200, 2, 50, arr(1.0), modes(), CAPTURE));
-        assert_eq!(r.finish(250, 2, CAPTURE, &mut rng()), Some(RxOutcome::Received));
+        assert_eq!(
+            r.finish(250, 2, CAPTURE, &mut rng()),
+            Some(RxOutcome::Received)
+        );
     }
 
     #[test]
@@ -258,11 +346,19 @@ mod tests {
         let mut r = Radio::new();
         assert!(r.on_arrival(0, 1, 100, arr(20.0), modes(), CAPTURE));
         r.on_arrival(10, 2, 100, arr(1.0), modes(), CAPTURE);
-        assert_eq!(r.finish(100, 1, CAPTURE, &mut rng()), Some(RxOutcome::Received), "20 > 10 x 1");
+        assert_eq!(
+            r.finish(100, 1, CAPTURE, &mut rng()),
+            Some(RxOutcome::Received),
+            "20 > 10 x 1"
+        );
         assert!(r.on_arrival(200, 3, 100, arr(20.0), modes(), CAPTURE));
         r.on_arrival(210, 4, 100, arr(1.0), modes(), CAPTURE);
         r.on_arrival(220, 5, 100, arr(1.5), modes(), CAPTURE);
-        assert_eq!(r.finish(300, 3, CAPTURE, &mut rng()), Some(RxOutcome::Collided), "20 < 10 x 2.5");
+        assert_eq!(
+            r.finish(300, 3, CAPTURE, &mut rng()),
+            Some(RxOutcome::Collided),
+            "20 < 10 x 2.5"
+        );
     }
 
     #[test]
@@ -308,7 +404,14 @@ mod tests {
                 let base = k as Time * 10_000_000;
                 assert!(r.on_arrival(base, 1, 4_496_000, arr(1.0), modes(), BER));
                 if overlap > 0 {
-                    r.on_arrival(base + 4_496_000 - overlap, 2, 4_496_000, arr(1.0), modes(), BER);
+                    r.on_arrival(
+                        base + 4_496_000 - overlap,
+                        2,
+                        4_496_000,
+                        arr(1.0),
+                        modes(),
+                        BER,
+                    );
                 }
                 if r.finish(base + 4_496_000, 1, BER, &mut rng) == Some(RxOutcome::Received) {
                     ok += 1;
@@ -321,6 +424,10 @@ mod tests {
         let s_full = survival(4_304_000);
         assert!((s_full - full).abs() < 0.03, "{s_full} vs {full}");
         let s_half = survival(2_152_000);
-        assert!((s_half - full.sqrt()).abs() < 0.03, "{s_half} vs {}", full.sqrt());
+        assert!(
+            (s_half - full.sqrt()).abs() < 0.03,
+            "{s_half} vs {}",
+            full.sqrt()
+        );
     }
 }

@@ -144,7 +144,12 @@ mod tests {
 
     #[test]
     fn ofdm_durations() {
-        let mac = MacCfg { standard: Standard::G, data_rate_mbps: 54.0, basic_rate_mbps: 6.0, ..MacCfg::default() };
+        let mac = MacCfg {
+            standard: Standard::G,
+            data_rate_mbps: 54.0,
+            basic_rate_mbps: 6.0,
+            ..MacCfg::default()
+        };
         let t = PhyTiming::new(&mac);
         assert_eq!(t.slot, 9 * MICROS);
         assert_eq!(t.difs, 28 * MICROS);

@@ -210,7 +210,12 @@ pub struct LossCfg {
 
 impl Default for LossCfg {
     fn default() -> Self {
-        LossCfg { links: Vec::new(), rate: 0.0, schedule: Vec::new(), frames: LossFrames::Data }
+        LossCfg {
+            links: Vec::new(),
+            rate: 0.0,
+            schedule: Vec::new(),
+            frames: LossFrames::Data,
+        }
     }
 }
 
@@ -302,7 +307,12 @@ pub struct RoutingCfg {
 
 impl Default for RoutingCfg {
     fn default() -> Self {
-        RoutingCfg { metric: RouteMetric::Hops, disjoint_paths: 1, ttl: 64, min_delivery: 0.1 }
+        RoutingCfg {
+            metric: RouteMetric::Hops,
+            disjoint_paths: 1,
+            ttl: 64,
+            min_delivery: 0.1,
+        }
     }
 }
 
@@ -370,7 +380,9 @@ pub struct SchemeCfg {
 
 impl Default for SchemeCfg {
     fn default() -> Self {
-        SchemeCfg { name: SchemeName::None }
+        SchemeCfg {
+            name: SchemeName::None,
+        }
     }
 }
 

@@ -1,16 +1,21 @@
-//! Frames on the air, kept until every receiver that locked on them is done.
+//! Frames on the air, kept until every receiver that locked on them is done, with the
+//! per-receiver arrival draws made when the transmission started. Slots (and their
+//! arrival buffers) are reused, so steady-state transmissions allocate nothing.
 
 use crate::mac::Frame;
+use crate::phy::channel::Arrival;
 
-struct AirFrame {
+#[derive(Default)]
+struct AirSlot {
     uid: u32,
-    frame: Frame,
+    frame: Option<Frame>,
     refs: u32,
+    arrivals: Vec<(u32, Arrival)>,
 }
 
 #[derive(Default)]
 pub struct Air {
-    slots: Vec<Option<AirFrame>>,
+    slots: Vec<AirSlot>,
     free: Vec<u32>,
     next_uid: u32,
 }
@@ -20,31 +25,39 @@ impl Air {
     /// slot is reused.
     pub fn put(&mut self, frame: Frame) -> (u32, u32) {
         self.next_uid = self.next_uid.wrapping_add(1);
-        let af = AirFrame { uid: self.next_uid, frame, refs: 0 };
         let slot = match self.free.pop() {
-            Some(s) => {
-                self.slots[s as usize] = Some(af);
-                s
-            }
+            Some(s) => s,
             None => {
-                self.slots.push(Some(af));
+                self.slots.push(AirSlot::default());
                 (self.slots.len() - 1) as u32
             }
         };
+        let s = &mut self.slots[slot as usize];
+        s.uid = self.next_uid;
+        s.frame = Some(frame);
+        s.refs = 0;
+        s.arrivals.clear();
         (slot, self.next_uid)
     }
 
-    pub fn hold(&mut self, slot: u32) {
-        self.slots[slot as usize].as_mut().expect("live air frame").refs += 1;
+    /// Records that `node` will receive the frame as `arr`; returns its index.
+    pub fn add_arrival(&mut self, slot: u32, node: u32, arr: Arrival) -> u32 {
+        let s = &mut self.slots[slot as usize];
+        s.refs += 1;
+        s.arrivals.push((node, arr));
+        (s.arrivals.len() - 1) as u32
+    }
+
+    pub fn arrival(&self, slot: u32, idx: u32) -> (u32, Arrival) {
+        self.slots[slot as usize].arrivals[idx as usize]
     }
 
     /// Drops one reference; frees the slot when none is left.
     pub fn release(&mut self, slot: u32) {
         let s = &mut self.slots[slot as usize];
-        let af = s.as_mut().expect("live air frame");
-        af.refs -= 1;
-        if af.refs == 0 {
-            *s = None;
+        s.refs -= 1;
+        if s.refs == 0 {
+            s.frame = None;
             self.free.push(slot);
         }
     }
@@ -52,17 +65,33 @@ impl Air {
     /// Frees a slot nobody referenced (a frame no one can hear).
     pub fn release_if_unused(&mut self, slot: u32) {
         let s = &mut self.slots[slot as usize];
-        if s.as_ref().is_some_and(|a| a.refs == 0) {
-            *s = None;
+        if s.refs == 0 && s.frame.is_some() {
+            s.frame = None;
             self.free.push(slot);
         }
     }
 
     pub fn frame(&self, slot: u32) -> &Frame {
-        &self.slots[slot as usize].as_ref().expect("live air frame").frame
+        self.slots[slot as usize]
+            .frame
+            .as_ref()
+            .expect("live air frame")
+    }
+
+    /// Lends the frame out (a receiver's scheme reads it while the simulator is
+    /// borrowed mutably); `restore` puts it back.
+    pub fn take(&mut self, slot: u32) -> Frame {
+        self.slots[slot as usize]
+            .frame
+            .take()
+            .expect("live air frame")
+    }
+
+    pub fn restore(&mut self, slot: u32, f: Frame) {
+        self.slots[slot as usize].frame = Some(f);
     }
 
     pub fn uid(&self, slot: u32) -> u32 {
-        self.slots[slot as usize].as_ref().expect("live air frame").uid
+        self.slots[slot as usize].uid
     }
 }

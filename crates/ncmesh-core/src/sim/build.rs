@@ -24,7 +24,11 @@ pub(super) fn position_at(n: &NodeCfg, t_s: f64) -> (f64, f64) {
     let (mut t0, mut p0) = (0.0, (n.x, n.y));
     for w in &n.waypoints {
         if t_s <= w.t_s {
-            let f = if w.t_s > t0 { (t_s - t0) / (w.t_s - t0) } else { 1.0 };
+            let f = if w.t_s > t0 {
+                (t_s - t0) / (w.t_s - t0)
+            } else {
+                1.0
+            };
             return (p0.0 + f * (w.x - p0.0), p0.1 + f * (w.y - p0.1));
         }
         (t0, p0) = (w.t_s, (w.x, w.y));
@@ -37,7 +41,10 @@ pub(super) fn routing_graph(s: &Scenario, ch: &Channel, n: usize) -> Vec<Vec<Edg
     let mut adj = vec![Vec::new(); n];
     for (a, out) in adj.iter_mut().enumerate() {
         for l in ch.links_from(a as u32) {
-            let (pf, pr) = (ch.delivery_prob(a as u32, l.to), ch.delivery_prob(l.to, a as u32));
+            let (pf, pr) = (
+                ch.delivery_prob(a as u32, l.to),
+                ch.delivery_prob(l.to, a as u32),
+            );
             if pf < s.routing.min_delivery || pr < s.routing.min_delivery {
                 continue;
             }
@@ -83,10 +90,15 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
     for (i, f) in s.flows.iter().enumerate() {
         if let Some(p) = &f.route {
             for w in p.windows(2) {
-                if channel.delivery_prob(w[0], w[1]) <= 0.0 || channel.delivery_prob(w[1], w[0]) <= 0.0 {
+                if channel.delivery_prob(w[0], w[1]) <= 0.0
+                    || channel.delivery_prob(w[1], w[0]) <= 0.0
+                {
                     return Err(ScenarioError::new(
                         format!("flows[{i}].route"),
-                        format!("nodes {} and {} have no radio link in both directions", w[0], w[1]),
+                        format!(
+                            "nodes {} and {} have no radio link in both directions",
+                            w[0], w[1]
+                        ),
                     ));
                 }
             }
@@ -119,7 +131,12 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
             rng_backoff: Rng::stream(seed, i as u64, StreamPurpose::Backoff),
             rng_channel: Rng::stream(seed, i as u64, StreamPurpose::Channel),
             rng_scheme: Rng::stream(seed, i as u64, StreamPurpose::Scheme),
-            stats: NodeResult { node: i as u32, x: positions[i].0, y: positions[i].1, ..NodeResult::default() },
+            stats: NodeResult {
+                node: i as u32,
+                x: positions[i].0,
+                y: positions[i].1,
+                ..NodeResult::default()
+            },
             ledger: Ledger::default(),
             pos: positions[i],
         })
@@ -189,7 +206,10 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
                 noise_w: s.channel.noise_w,
                 preamble_min_sinr: 10f64.powf(s.channel.preamble_detection_db / 10.0),
             },
-            Reception::Capture => RxModel::Capture { noise_w: s.channel.noise_w, ratio: 10f64.powf(s.channel.capture_threshold_db / 10.0) },
+            Reception::Capture => RxModel::Capture {
+                noise_w: s.channel.noise_w,
+                ratio: 10f64.powf(s.channel.capture_threshold_db / 10.0),
+            },
         },
         air: Air::default(),
         scenario: s.clone(),
@@ -209,7 +229,12 @@ impl Sim {
     /// Moves the nodes with waypoints, refreshes neighbour sets and routes.
     pub(super) fn on_mobility(&mut self) {
         let t = crate::engine::to_secs(self.now);
-        let positions: Vec<(f64, f64)> = self.scenario.nodes.iter().map(|nd| position_at(nd, t)).collect();
+        let positions: Vec<(f64, f64)> = self
+            .scenario
+            .nodes
+            .iter()
+            .map(|nd| position_at(nd, t))
+            .collect();
         for (node, &p) in self.nodes.iter_mut().zip(&positions) {
             node.pos = p;
         }
@@ -233,9 +258,21 @@ mod tests {
             x: 0.0,
             y: 0.0,
             waypoints: vec![
-                Waypoint { t_s: 10.0, x: 0.0, y: 0.0 },
-                Waypoint { t_s: 20.0, x: 100.0, y: 0.0 },
-                Waypoint { t_s: 30.0, x: 100.0, y: 50.0 },
+                Waypoint {
+                    t_s: 10.0,
+                    x: 0.0,
+                    y: 0.0,
+                },
+                Waypoint {
+                    t_s: 20.0,
+                    x: 100.0,
+                    y: 0.0,
+                },
+                Waypoint {
+                    t_s: 30.0,
+                    x: 100.0,
+                    y: 50.0,
+                },
             ],
         };
         assert_eq!(position_at(&n, 5.0), (0.0, 0.0));

@@ -2,20 +2,20 @@
 //! channel access, transmissions, receptions, responses and timeouts.
 
 use super::events::{Ev, Response};
+use super::trace::{TraceKind, TraceRecord};
 use super::Sim;
 use crate::coding::TxOutcome;
 use crate::mac::frame::{Frame, FrameKind};
 use crate::mac::TxState;
 use crate::net::BROADCAST;
-use crate::phy::channel::Arrival;
 use crate::phy::radio::RxOutcome;
 use crate::phy::timing::{CTS_BYTES, RTS_BYTES};
-use super::trace::{TraceKind, TraceRecord};
 
 impl Sim {
     fn wants_access(&self, n: u32) -> bool {
         let nd = &self.nodes[n as usize];
-        nd.dcf.state == TxState::Idle && (nd.dcf.job.is_some() || nd.dcf.backoff_running || nd.scheme.has_frame())
+        nd.dcf.state == TxState::Idle
+            && (nd.dcf.job.is_some() || nd.dcf.backoff_running || nd.scheme.has_frame())
     }
 
     /// Arms the access timer if the node has something to do and none is armed.
@@ -25,8 +25,9 @@ impl Sim {
         }
         let nd = &mut self.nodes[n as usize];
         let idle = nd.dcf.idle_start(nd.radio.busy_until(), &self.mac);
-        let (gen, at) = nd.dcf.arm(self.now, idle, &self.mac);
-        self.queue.schedule(at, Ev::Access { node: n, gen });
+        if let Some(at) = nd.dcf.arm(self.now, idle, &self.mac) {
+            self.queue.schedule(at, Ev::Access { node: n });
+        }
     }
 
     /// The medium turned busy for `n` (carrier sense, NAV, own transmission, EIFS):
@@ -59,11 +60,15 @@ impl Sim {
         self.mac_rearm(n);
     }
 
-    pub(super) fn on_access(&mut self, n: u32, gen: u32) {
+    pub(super) fn on_access(&mut self, n: u32) {
         let now = self.now;
         let nd = &mut self.nodes[n as usize];
-        if gen != nd.dcf.access_gen || nd.dcf.armed.is_none() {
-            return; // stale
+        let (due, again) = nd.dcf.access_due(now);
+        if let Some(at) = again {
+            self.queue.schedule(at, Ev::Access { node: n });
+        }
+        if !due {
+            return;
         }
         let idle = nd.dcf.idle_start(nd.radio.busy_until(), &self.mac);
         if idle > now {
@@ -79,7 +84,9 @@ impl Sim {
             return;
         }
         if nd.dcf.job.is_none() {
-            let Some(f) = self.with_scheme(n, |s, cx| s.next_frame(cx)) else { return };
+            let Some(f) = self.with_scheme(n, |s, cx| s.next_frame(cx)) else {
+                return;
+            };
             self.nodes[n as usize].dcf.load(f);
         }
         self.mac_send_job(n);
@@ -96,7 +103,14 @@ impl Sim {
         job.sent_once = true;
         let mpdu = job.frame.mpdu_bytes();
         let to = job.frame.mac_rx;
-        let data_air = t.airtime(mpdu, if to == BROADCAST { t.basic_rate_mbps } else { t.data_rate_mbps });
+        let data_air = t.airtime(
+            mpdu,
+            if to == BROADCAST {
+                t.basic_rate_mbps
+            } else {
+                t.data_rate_mbps
+            },
+        );
         if needs_rts {
             let cts_time = t.airtime(CTS_BYTES, t.basic_rate_mbps);
             let frame = Frame {
@@ -133,7 +147,11 @@ impl Sim {
             retry,
             nav: if broadcast { 0 } else { nav_unicast },
             mpdu_bytes: job.frame.mpdu_bytes(),
-            rate_mbps: if broadcast { t.basic_rate_mbps } else { t.data_rate_mbps },
+            rate_mbps: if broadcast {
+                t.basic_rate_mbps
+            } else {
+                t.data_rate_mbps
+            },
             airtime,
             data: Some(job.frame.body.clone()),
         };
@@ -141,7 +159,11 @@ impl Sim {
         if retry {
             nd.stats.mac_retries += 1;
         }
-        nd.dcf.state = if broadcast { TxState::Broadcasting } else { TxState::WaitAck };
+        nd.dcf.state = if broadcast {
+            TxState::Broadcasting
+        } else {
+            TxState::WaitAck
+        };
         self.transmit(n, frame, false);
         if !broadcast {
             self.arm_response_timeout(n);
@@ -153,7 +175,13 @@ impl Sim {
         nd.dcf.timeout_gen = nd.dcf.timeout_gen.wrapping_add(1);
         nd.dcf.timeout_deferred = false;
         let at = nd.radio.tx_until + self.mac.timing.response_timeout();
-        self.queue.schedule(at, Ev::Timeout { node: n, gen: nd.dcf.timeout_gen });
+        self.queue.schedule(
+            at,
+            Ev::Timeout {
+                node: n,
+                gen: nd.dcf.timeout_gen,
+            },
+        );
     }
 
     /// Puts a frame on the air: the signal reaches every linked node after its
@@ -176,12 +204,14 @@ impl Sim {
         for link in self.channel.links_from(n) {
             let rng = &mut self.nodes[link.to as usize].rng_channel;
             if let Some(arr) = self.channel.arrival(link, rng) {
-                self.air.hold(slot);
-                self.queue.schedule(now + link.delay, Ev::Arrival { node: link.to, slot, arr });
+                let idx = self.air.add_arrival(slot, link.to, arr);
+                self.queue
+                    .schedule(now + link.delay, Ev::Arrival { slot, idx });
             }
         }
         self.air.release_if_unused(slot);
-        self.queue.schedule(now + airtime, Ev::TxEnd { node: n, response });
+        self.queue
+            .schedule(now + airtime, Ev::TxEnd { node: n, response });
     }
 
     pub(super) fn on_tx_end(&mut self, n: u32, response: bool) {
@@ -190,19 +220,26 @@ impl Sim {
             nd.dcf.state = TxState::Idle;
             nd.dcf.on_success(&mut nd.rng_backoff, &self.mac);
             let job = nd.dcf.job.take().expect("broadcast job");
-            self.with_scheme(n, |s, cx| s.on_tx_outcome(cx, job.frame, TxOutcome::Delivered));
+            self.with_scheme(n, |s, cx| {
+                s.on_tx_outcome(cx, job.frame, TxOutcome::Delivered)
+            });
         }
         self.mac_rearm(n);
     }
 
-    pub(super) fn on_arrival(&mut self, n: u32, slot: u32, arr: Arrival) {
+    pub(super) fn on_arrival(&mut self, slot: u32, idx: u32) {
         let now = self.now;
+        let (n, arr) = self.air.arrival(slot, idx);
         let uid = self.air.uid(slot);
         let f = self.air.frame(slot);
         let (airtime, modes) = (f.airtime, self.mac.timing.modes(f.rate_mbps));
-        let locked = self.nodes[n as usize].radio.on_arrival(now, uid, airtime, arr, modes, self.rx_model);
+        let locked =
+            self.nodes[n as usize]
+                .radio
+                .on_arrival(now, uid, airtime, arr, modes, self.rx_model);
         if locked {
-            self.queue.schedule(now + airtime, Ev::RxEnd { node: n, slot });
+            self.queue
+                .schedule(now + airtime, Ev::RxEnd { node: n, slot });
         } else {
             self.air.release(slot);
         }
@@ -215,7 +252,9 @@ impl Sim {
         let now = self.now;
         let uid = self.air.uid(slot);
         let nd = &mut self.nodes[n as usize];
-        let outcome = nd.radio.finish(now, uid, self.rx_model, &mut nd.rng_channel);
+        let outcome = nd
+            .radio
+            .finish(now, uid, self.rx_model, &mut nd.rng_channel);
         match outcome {
             None => {}
             Some(RxOutcome::Collided) => {
@@ -282,20 +321,41 @@ impl Sim {
                     nd.dcf.state = TxState::DataAfterCts;
                     nd.dcf.timeout_gen = nd.dcf.timeout_gen.wrapping_add(1);
                     nd.dcf.timeout_deferred = false;
-                    self.queue.schedule(now + sifs, Ev::Respond { node: n, resp: Response::DataAfterCts });
+                    self.queue.schedule(
+                        now + sifs,
+                        Ev::Respond {
+                            node: n,
+                            resp: Response::DataAfterCts,
+                        },
+                    );
                 }
             }
             FrameKind::Rts => {
                 // Answer only if our NAV does not say the medium is reserved (10.3.2.7).
                 if rx == n && nd.dcf.nav_until <= now {
-                    let cts_time = self.mac.timing.airtime(CTS_BYTES, self.mac.timing.basic_rate_mbps);
-                    let nav = nav.saturating_sub(sifs + cts_time);
-                    self.queue.schedule(now + sifs, Ev::Respond { node: n, resp: Response::Cts { to: tx, nav } });
+                    let cts_time = self
+                        .mac
+                        .timing
+                        .airtime(CTS_BYTES, self.mac.timing.basic_rate_mbps);
+                    let nav_ns = nav.saturating_sub(sifs + cts_time) as u32;
+                    self.queue.schedule(
+                        now + sifs,
+                        Ev::Respond {
+                            node: n,
+                            resp: Response::Cts { to: tx, nav_ns },
+                        },
+                    );
                 }
             }
             FrameKind::Data => {
                 if rx == n {
-                    self.queue.schedule(now + sifs, Ev::Respond { node: n, resp: Response::Ack { to: tx } });
+                    self.queue.schedule(
+                        now + sifs,
+                        Ev::Respond {
+                            node: n,
+                            resp: Response::Ack { to: tx },
+                        },
+                    );
                     if nd.dcf.is_duplicate(tx, seq, retry) {
                         nd.stats.mac_duplicates += 1;
                     } else {
@@ -320,9 +380,11 @@ impl Sim {
     }
 
     fn scheme_on_frame(&mut self, n: u32, slot: u32, addressed: bool) {
-        // The frame stays alive (this receiver still holds its slot) during the call.
-        let frame = self.air.frame(slot).clone();
+        // Lent out for the call: scheme callbacks only schedule events, they never put
+        // frames on the air synchronously, so the slot is not touched meanwhile.
+        let frame = self.air.take(slot);
         self.with_scheme(n, |s, cx| s.on_frame(cx, &frame, addressed));
+        self.air.restore(slot, frame);
     }
 
     fn mac_succeed(&mut self, n: u32) {
@@ -332,7 +394,9 @@ impl Sim {
         nd.dcf.state = TxState::Idle;
         nd.dcf.on_success(&mut nd.rng_backoff, &self.mac);
         let job = nd.dcf.job.take().expect("acknowledged job");
-        self.with_scheme(n, |s, cx| s.on_tx_outcome(cx, job.frame, TxOutcome::Delivered));
+        self.with_scheme(n, |s, cx| {
+            s.on_tx_outcome(cx, job.frame, TxOutcome::Delivered)
+        });
         self.mac_rearm(n);
     }
 
@@ -354,7 +418,8 @@ impl Sim {
 
     pub(super) fn on_timeout(&mut self, n: u32, gen: u32) {
         let nd = &mut self.nodes[n as usize];
-        if gen != nd.dcf.timeout_gen || !matches!(nd.dcf.state, TxState::WaitAck | TxState::WaitCts) {
+        if gen != nd.dcf.timeout_gen || !matches!(nd.dcf.state, TxState::WaitAck | TxState::WaitCts)
+        {
             return;
         }
         if nd.radio.receiving(self.now) {
@@ -385,7 +450,8 @@ impl Sim {
                 };
                 self.transmit(n, frame, true);
             }
-            Response::Cts { to, nav } => {
+            Response::Cts { to, nav_ns } => {
+                let nav = nav_ns as crate::engine::Time;
                 let frame = Frame {
                     kind: FrameKind::Cts,
                     tx: n,

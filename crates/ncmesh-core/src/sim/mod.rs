@@ -153,11 +153,11 @@ impl Sim {
 
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::Access { node, gen } => self.on_access(node, gen),
+            Ev::Access { node } => self.on_access(node),
             Ev::Timeout { node, gen } => self.on_timeout(node, gen),
             Ev::Respond { node, resp } => self.on_respond(node, resp),
             Ev::TxEnd { node, response } => self.on_tx_end(node, response),
-            Ev::Arrival { node, slot, arr } => self.on_arrival(node, slot, arr),
+            Ev::Arrival { slot, idx } => self.on_arrival(slot, idx),
             Ev::RxEnd { node, slot } => self.on_rx_end(node, slot),
             Ev::FlowStart { flow } => self.on_flow_start(flow),
             Ev::FlowStop { flow } => self.on_flow_stop(flow),

@@ -11,7 +11,11 @@ use crate::transport::udp::{UdpHeader, UDP_HEADER_BYTES};
 
 impl Sim {
     /// Calls the scheme of node `n` with its context, then applies what it asked for.
-    pub(super) fn with_scheme<R>(&mut self, n: u32, f: impl FnOnce(&mut dyn CodingScheme, &mut SchemeCx) -> R) -> R {
+    pub(super) fn with_scheme<R>(
+        &mut self,
+        n: u32,
+        f: impl FnOnce(&mut dyn CodingScheme, &mut SchemeCx) -> R,
+    ) -> R {
         let mut out = self.out_pool.pop().unwrap_or_default();
         let r = {
             let nd = &mut self.nodes[n as usize];
@@ -35,7 +39,8 @@ impl Sim {
             }
         }
         for (at, token) in out.timers.drain(..) {
-            self.queue.schedule(at.max(self.now), Ev::SchemeTimer { node: n, token });
+            self.queue
+                .schedule(at.max(self.now), Ev::SchemeTimer { node: n, token });
         }
         let mut delivered = std::mem::take(&mut out.deliver);
         self.out_pool.push(out);
@@ -97,7 +102,15 @@ impl Sim {
         }
     }
 
-    fn new_packet(&mut self, flow: u32, src: NodeId, dst: NodeId, l4: L4, l4_bytes: u32, payload: Option<Box<[u8]>>) -> Packet {
+    fn new_packet(
+        &mut self,
+        flow: u32,
+        src: NodeId,
+        dst: NodeId,
+        l4: L4,
+        l4_bytes: u32,
+        payload: Option<Box<[u8]>>,
+    ) -> Packet {
         self.next_uid += 1;
         Packet {
             uid: self.next_uid,
@@ -120,7 +133,10 @@ impl Sim {
             L4::Tcp(h) if is_data => {
                 let flow = &mut self.flows[fi];
                 if let Some(b) = &p.payload {
-                    if b.iter().enumerate().any(|(i, &x)| x != payload_byte(p.flow, h.seq + i as u64)) {
+                    if b.iter()
+                        .enumerate()
+                        .any(|(i, &x)| x != payload_byte(p.flow, h.seq + i as u64))
+                    {
                         flow.payload_errors += 1;
                     }
                 }
@@ -131,14 +147,21 @@ impl Sim {
                 self.arm_delack(p.flow);
             }
             L4::Tcp(h) => {
-                self.flows[fi].tx.as_mut().expect("tcp sender").on_ack(now, &h);
+                self.flows[fi]
+                    .tx
+                    .as_mut()
+                    .expect("tcp sender")
+                    .on_ack(now, &h);
                 self.tcp_pump(p.flow);
             }
             L4::Udp(h) => {
                 let flow = &mut self.flows[fi];
                 if let Some(b) = &p.payload {
                     let off = h.seq * h.len as u64;
-                    if b.iter().enumerate().any(|(i, &x)| x != payload_byte(p.flow, off + i as u64)) {
+                    if b.iter()
+                        .enumerate()
+                        .any(|(i, &x)| x != payload_byte(p.flow, off + i as u64))
+                    {
                         flow.payload_errors += 1;
                     }
                 }
@@ -161,7 +184,14 @@ impl Sim {
             if !flow.active && flow.app_bytes == 0 {
                 break;
             }
-            let Some(h) = flow.tx.as_mut().expect("tcp sender").next_segment(now, flow.app_bytes) else { break };
+            let Some(h) = flow
+                .tx
+                .as_mut()
+                .expect("tcp sender")
+                .next_segment(now, flow.app_bytes)
+            else {
+                break;
+            };
             flow.max_sent = flow.max_sent.max(h.seq + h.len as u64);
             flow.tx_packets += 1;
             let (src, dst) = (flow.src, flow.dst);
@@ -259,7 +289,9 @@ impl Sim {
     /// One application write (CBR): a datagram, or bytes appended to the TCP buffer.
     pub(super) fn on_app_tick(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
-        let Source::Cbr { interval, bytes } = flow.source else { return };
+        let Source::Cbr { interval, bytes } = flow.source else {
+            return;
+        };
         if !flow.active {
             return;
         }
@@ -267,11 +299,16 @@ impl Sim {
             flow.app_bytes = flow.app_bytes.saturating_add(bytes as u64);
             self.tcp_pump(f);
         } else {
-            let h = UdpHeader { seq: flow.udp_seq, len: bytes };
+            let h = UdpHeader {
+                seq: flow.udp_seq,
+                len: bytes,
+            };
             flow.udp_seq += 1;
             flow.tx_packets += 1;
             let (src, dst) = (flow.src, flow.dst);
-            let body = self.payloads.then(|| payload(f, h.seq * bytes as u64, bytes));
+            let body = self
+                .payloads
+                .then(|| payload(f, h.seq * bytes as u64, bytes));
             let p = self.new_packet(f, src, dst, L4::Udp(h), UDP_HEADER_BYTES + bytes, body);
             self.net_originate(src, p);
         }
@@ -289,11 +326,20 @@ impl Sim {
             let gp = (d - f.bytes_at_last_sample) as f64 * 8.0 / dt / 1000.0;
             f.bytes_at_last_sample = d;
             let cwnd = f.tx.as_ref().map_or(0, |x| x.cwnd_bytes());
-            self.flow_series.push(crate::metrics::FlowSample { t_s: t, flow: i as u32, goodput_kbps: gp, cwnd_bytes: cwnd });
+            self.flow_series.push(crate::metrics::FlowSample {
+                t_s: t,
+                flow: i as u32,
+                goodput_kbps: gp,
+                cwnd_bytes: cwnd,
+            });
         }
         for (i, nd) in self.nodes.iter().enumerate() {
             let q = nd.scheme.queue_len() as u64;
-            self.node_series.push(crate::metrics::NodeSample { t_s: t, node: i as u32, queue_len: q });
+            self.node_series.push(crate::metrics::NodeSample {
+                t_s: t,
+                node: i as u32,
+                queue_len: q,
+            });
         }
         let next = self.now + self.series_interval;
         if next <= self.end {

@@ -20,10 +20,16 @@ impl Sim {
                     src: f.src,
                     dst: f.dst,
                     transport: if f.tcp { "tcp" } else { "udp" }.to_string(),
-                    goodput_kbps: (end_bytes.saturating_sub(f.bytes_at_measure_start)) as f64 * 8.0 / window_s / 1000.0,
+                    goodput_kbps: (end_bytes.saturating_sub(f.bytes_at_measure_start)) as f64 * 8.0
+                        / window_s
+                        / 1000.0,
                     rx_bytes: f.delivered(),
                     tx_packets: f.tx_packets,
-                    rtt_mean_ms: if stats.rtt_samples > 0 { stats.rtt_sum_s / stats.rtt_samples as f64 * 1e3 } else { 0.0 },
+                    rtt_mean_ms: if stats.rtt_samples > 0 {
+                        stats.rtt_sum_s / stats.rtt_samples as f64 * 1e3
+                    } else {
+                        0.0
+                    },
                     rtt_samples: stats.rtt_samples,
                     retransmissions: stats.retransmissions,
                     fast_retransmits: stats.fast_retransmits,
@@ -33,13 +39,19 @@ impl Sim {
                 }
             })
             .collect();
-        let mut c = Conservation { balanced: true, ..Conservation::default() };
+        let mut c = Conservation {
+            balanced: true,
+            ..Conservation::default()
+        };
         let nodes = self
             .nodes
             .iter()
             .map(|nd| {
                 let held = nd.scheme.queue_len() as u64
-                    + nd.dcf.job.as_ref().map_or(0, |j| j.frame.body.packets.len() as u64);
+                    + nd.dcf
+                        .job
+                        .as_ref()
+                        .map_or(0, |j| j.frame.body.packets.len() as u64);
                 let l = &nd.ledger;
                 c.originated += l.originated;
                 c.received_from_mac += l.received;
@@ -53,7 +65,8 @@ impl Sim {
                 let mut s = nd.stats.clone();
                 s.x = nd.pos.0;
                 s.y = nd.pos.1;
-                s.airtime_busy = to_secs(nd.radio.busy_time(self.end)) / to_secs(self.end).max(1e-9);
+                s.airtime_busy =
+                    to_secs(nd.radio.busy_time(self.end)) / to_secs(self.end).max(1e-9);
                 s
             })
             .collect();

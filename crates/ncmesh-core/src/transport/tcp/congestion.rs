@@ -24,7 +24,11 @@ impl Window {
     /// RFC 5681 section 3.1: initial window `iw_segments * SMSS` and an arbitrarily
     /// high initial ssthresh.
     pub fn new(smss: u64, iw_segments: u32) -> Self {
-        Window { cwnd: smss * iw_segments.max(1) as u64, ssthresh: u64::MAX, smss }
+        Window {
+            cwnd: smss * iw_segments.max(1) as u64,
+            ssthresh: u64::MAX,
+            smss,
+        }
     }
 
     /// RFC 5681 section 3.1: slow start while cwnd < ssthresh. At equality the RFC
@@ -157,18 +161,30 @@ mod tests {
 
     #[test]
     fn congestion_avoidance_adds_smss_squared_over_cwnd() {
-        let mut w = Window { cwnd: 10_000, ssthresh: 10_000, smss: MSS };
+        let mut w = Window {
+            cwnd: 10_000,
+            ssthresh: 10_000,
+            smss: MSS,
+        };
         let mut cc = Reno;
         cc.on_ack(&mut w, 0, 1000);
         assert_eq!(w.cwnd, 10_100);
         // One window's worth of ACKs grows cwnd by about one SMSS.
-        let mut w = Window { cwnd: 10_000, ssthresh: 5_000, smss: MSS };
+        let mut w = Window {
+            cwnd: 10_000,
+            ssthresh: 5_000,
+            smss: MSS,
+        };
         for _ in 0..10 {
             cc.on_ack(&mut w, 0, 1000);
         }
         assert!((10_900..=11_000).contains(&w.cwnd), "{}", w.cwnd);
         // Huge windows still grow by at least one byte per ACK.
-        let mut w = Window { cwnd: 10_000_000, ssthresh: 1, smss: MSS };
+        let mut w = Window {
+            cwnd: 10_000_000,
+            ssthresh: 1,
+            smss: MSS,
+        };
         cc.on_ack(&mut w, 0, 1000);
         assert_eq!(w.cwnd, 10_000_001);
     }

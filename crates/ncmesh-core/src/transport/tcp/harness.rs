@@ -76,9 +76,17 @@ impl Pipe {
     fn run(&mut self, until: Time) {
         self.pump();
         while !self.done() {
-            let t =
-                [self.q.peek_time(), self.snd.rto_deadline(), self.rcv.delack_deadline()].into_iter().flatten().min();
-            let Some(t) = t.filter(|&t| t <= until) else { break };
+            let t = [
+                self.q.peek_time(),
+                self.snd.rto_deadline(),
+                self.rcv.delack_deadline(),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
+            let Some(t) = t.filter(|&t| t <= until) else {
+                break;
+            };
             assert!(t >= self.now, "time went backwards");
             self.now = t;
             if self.q.peek_time() == Some(t) {
@@ -106,7 +114,8 @@ impl Pipe {
     fn log_recovery(&mut self) {
         let r = self.snd.in_recovery();
         if r != self.was_in_recovery {
-            self.recovery_log.push((self.now, r, self.snd.snd_una(), self.snd.recover()));
+            self.recovery_log
+                .push((self.now, r, self.snd.snd_una(), self.snd.recover()));
             self.was_in_recovery = r;
         }
     }
@@ -114,7 +123,9 @@ impl Pipe {
     fn pump(&mut self) {
         for _ in 0..100_000 {
             let prev_max = self.snd.snd_max();
-            let Some(h) = self.snd.next_segment(self.now, self.app_bytes) else { return };
+            let Some(h) = self.snd.next_segment(self.now, self.app_bytes) else {
+                return;
+            };
             self.log_recovery();
             if h.seq >= prev_max {
                 self.check_window_invariant(&h);
@@ -138,8 +149,16 @@ impl Pipe {
     fn check_window_invariant(&self, h: &TcpHeader) {
         let s = &self.snd;
         let len = h.len as u64;
-        assert!(s.snd_max() - s.snd_una() <= s.peer_window().max(len), "beyond the receiver window");
-        assert!(s.flight_size() <= s.cwnd_bytes().max(len), "flight {} > cwnd {}", s.flight_size(), s.cwnd_bytes());
+        assert!(
+            s.snd_max() - s.snd_una() <= s.peer_window().max(len),
+            "beyond the receiver window"
+        );
+        assert!(
+            s.flight_size() <= s.cwnd_bytes().max(len),
+            "flight {} > cwnd {}",
+            s.flight_size(),
+            s.cwnd_bytes()
+        );
     }
 
     fn tx_of(&self, seq: u64) -> u32 {
@@ -174,7 +193,10 @@ fn lossless_transfer_delivers_everything_once() {
         p.run(60 * SECOND);
         assert!(p.done());
         let st = p.snd.stats();
-        assert_eq!((st.retransmissions, st.timeouts, st.fast_retransmits), (0, 0, 0));
+        assert_eq!(
+            (st.retransmissions, st.timeouts, st.fast_retransmits),
+            (0, 0, 0)
+        );
         assert_eq!(st.segments_sent, 500);
         assert_eq!(st.bytes_acked, 500_000);
         assert!(st.rtt_samples > 5);
@@ -195,11 +217,19 @@ fn lossless_transfer_delivers_everything_once() {
 const LOST: [u64; 3] = [30 * MSS, 33 * MSS, 37 * MSS];
 
 fn recovery_episode(p: &Pipe) -> (Time, Time) {
-    assert_eq!(p.recovery_log.len(), 2, "exactly one recovery: {:?}", p.recovery_log);
+    assert_eq!(
+        p.recovery_log.len(),
+        2,
+        "exactly one recovery: {:?}",
+        p.recovery_log
+    );
     let (t0, entered, _, recover) = p.recovery_log[0];
     let (t1, left, una, _) = p.recovery_log[1];
     assert!(entered && !left);
-    assert!(una >= recover, "recovery must end when `recover` is acknowledged");
+    assert!(
+        una >= recover,
+        "recovery must end when `recover` is acknowledged"
+    );
     (t0, t1)
 }
 
@@ -211,7 +241,10 @@ fn newreno_partial_acks_repair_three_losses_in_one_window() {
     let st = p.snd.stats().clone();
     assert_eq!(st.timeouts, 0);
     assert_eq!(st.fast_retransmits, 1);
-    assert_eq!(st.retransmissions, 3, "each hole retransmitted exactly once");
+    assert_eq!(
+        st.retransmissions, 3,
+        "each hole retransmitted exactly once"
+    );
     for s in LOST {
         assert_eq!(p.tx_of(s), 2);
     }
@@ -223,7 +256,8 @@ fn newreno_partial_acks_repair_three_losses_in_one_window() {
 #[test]
 fn sack_repairs_several_losses_within_one_recovery_faster_than_newreno() {
     let run = |sack: bool| {
-        let mut p = Pipe::new(&cfg(sack, false), 50 * MILLIS, 100_000, 300_000).drop_first_tx(&LOST);
+        let mut p =
+            Pipe::new(&cfg(sack, false), 50 * MILLIS, 100_000, 300_000).drop_first_tx(&LOST);
         p.run(60 * SECOND);
         assert!(p.done());
         p
@@ -238,10 +272,18 @@ fn sack_repairs_several_losses_within_one_recovery_faster_than_newreno() {
     }
     // All three holes are retransmitted within one round trip of entering recovery.
     let (t0, t1) = recovery_episode(&sack);
-    let rtx_times: Vec<Time> =
-        sack.sent.iter().filter(|(_, h, _)| LOST.contains(&h.seq)).map(|x| x.0).skip(3).collect();
+    let rtx_times: Vec<Time> = sack
+        .sent
+        .iter()
+        .filter(|(_, h, _)| LOST.contains(&h.seq))
+        .map(|x| x.0)
+        .skip(3)
+        .collect();
     assert_eq!(rtx_times.len(), 3);
-    assert!(rtx_times.iter().all(|&t| t < t0 + 100 * MILLIS), "{rtx_times:?} vs {t0}");
+    assert!(
+        rtx_times.iter().all(|&t| t < t0 + 100 * MILLIS),
+        "{rtx_times:?} vs {t0}"
+    );
     // Recovery takes about one round trip (100 ms base RTT plus queueing)...
     assert!(t1 - t0 < 150 * MILLIS, "{}", t1 - t0);
     // ...where NewReno needs one round trip per hole.
@@ -255,8 +297,8 @@ fn sack_repairs_several_losses_within_one_recovery_faster_than_newreno() {
 #[test]
 fn lost_retransmission_is_repaired_by_timeout() {
     for sack in [false, true] {
-        let mut p =
-            Pipe::new(&cfg(sack, true), 20 * MILLIS, 100_000, 200_000).with_drop(|h, n| h.seq == 40 * MSS && n < 2);
+        let mut p = Pipe::new(&cfg(sack, true), 20 * MILLIS, 100_000, 200_000)
+            .with_drop(|h, n| h.seq == 40 * MSS && n < 2);
         p.run(60 * SECOND);
         assert!(p.done());
         let st = p.snd.stats();
@@ -270,23 +312,37 @@ fn lost_retransmission_is_repaired_by_timeout() {
 fn repeated_timeouts_back_off_exponentially_up_to_max_rto() {
     // Every copy of segment 5 is lost until its sixth transmission: one fast
     // retransmission, then four timeouts.
-    let c = TcpConfig { max_rto: 3 * SECOND, ..cfg(false, false) };
+    let c = TcpConfig {
+        max_rto: 3 * SECOND,
+        ..cfg(false, false)
+    };
     let mut p = Pipe::new(&c, 20 * MILLIS, 0, 20_000).with_drop(|h, n| h.seq == 5 * MSS && n < 5);
     p.run(60 * SECOND);
     assert!(p.done());
-    let times: Vec<Time> = p.sent.iter().filter(|(_, h, _)| h.seq == 5 * MSS).map(|x| x.0).collect();
+    let times: Vec<Time> = p
+        .sent
+        .iter()
+        .filter(|(_, h, _)| h.seq == 5 * MSS)
+        .map(|x| x.0)
+        .collect();
     let gaps: Vec<Time> = times.windows(2).map(|w| w[1] - w[0]).collect();
     assert_eq!(gaps.len(), 5);
     assert!(gaps[0] < 100 * MILLIS, "fast retransmit first: {gaps:?}");
     // The RTT sample (40 ms) gave RTO = min RTO = 1 s; then doubling, capped at 3 s.
     assert_eq!(gaps[1..], [SECOND, 2 * SECOND, 3 * SECOND, 3 * SECOND]);
     let st = p.snd.stats();
-    assert_eq!((st.fast_retransmits, st.timeouts, st.retransmissions), (1, 4, 5));
+    assert_eq!(
+        (st.fast_retransmits, st.timeouts, st.retransmissions),
+        (1, 4, 5)
+    );
 }
 
 #[test]
 fn receiver_window_bounds_the_flight() {
-    let c = TcpConfig { rcv_buffer: 4000, ..cfg(false, false) };
+    let c = TcpConfig {
+        rcv_buffer: 4000,
+        ..cfg(false, false)
+    };
     let mut p = Pipe::new(&c, 50 * MILLIS, 0, 40_000);
     p.run(60 * SECOND);
     assert!(p.done());
@@ -315,7 +371,9 @@ fn application_limited_sender_sends_only_what_was_written() {
 fn lcg(seed: u64) -> impl FnMut() -> f64 {
     let mut x = seed;
     move || {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (x >> 11) as f64 / (1u64 << 53) as f64
     }
 }
@@ -326,13 +384,20 @@ fn random_losses_complete_deterministically() {
         for delack in [false, true] {
             let run = || {
                 let mut rnd = lcg(42);
-                let mut p =
-                    Pipe::new(&cfg(sack, delack), 15 * MILLIS, 200_000, 1_000_000).with_drop(move |_, _| rnd() < 0.03);
+                let mut p = Pipe::new(&cfg(sack, delack), 15 * MILLIS, 200_000, 1_000_000)
+                    .with_drop(move |_, _| rnd() < 0.03);
                 p.run(600 * SECOND);
-                assert!(p.done(), "sack={sack} delack={delack}: stuck at {}", p.rcv.delivered_bytes());
+                assert!(
+                    p.done(),
+                    "sack={sack} delack={delack}: stuck at {}",
+                    p.rcv.delivered_bytes()
+                );
                 (
                     p.now,
-                    p.sent.iter().map(|(t, h, d)| (*t, h.seq, h.len, *d)).collect::<Vec<_>>(),
+                    p.sent
+                        .iter()
+                        .map(|(t, h, d)| (*t, h.seq, h.len, *d))
+                        .collect::<Vec<_>>(),
                     p.snd.stats().clone(),
                 )
             };
@@ -349,8 +414,9 @@ fn random_losses_complete_deterministically() {
 #[test]
 fn sack_beats_newreno_under_heavy_burst_losses() {
     // Drop the first transmission of every 5th segment in [50, 90).
-    let drop =
-        |h: &TcpHeader, n: u32| n == 0 && (50 * MSS..90 * MSS).contains(&h.seq) && (h.seq / MSS).is_multiple_of(5);
+    let drop = |h: &TcpHeader, n: u32| {
+        n == 0 && (50 * MSS..90 * MSS).contains(&h.seq) && (h.seq / MSS).is_multiple_of(5)
+    };
     let mut nr = Pipe::new(&cfg(false, false), 30 * MILLIS, 100_000, 400_000).with_drop(drop);
     nr.run(600 * SECOND);
     let mut sk = Pipe::new(&cfg(true, false), 30 * MILLIS, 100_000, 400_000).with_drop(drop);

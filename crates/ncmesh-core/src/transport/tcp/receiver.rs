@@ -137,7 +137,9 @@ impl TcpReceiver {
 
     /// The window this receiver advertises now.
     pub fn window(&self) -> u32 {
-        self.rcv_buffer.saturating_sub(self.ooo_bytes).min(u32::MAX as u64) as u32
+        self.rcv_buffer
+            .saturating_sub(self.ooo_bytes)
+            .min(u32::MAX as u64) as u32
     }
 
     pub fn stats(&self) -> &TcpReceiverStats {
@@ -149,7 +151,11 @@ impl TcpReceiver {
         self.unacked_bytes = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
-        let mut h = TcpHeader { ack: self.rcv_nxt, wnd: self.window(), ..Default::default() };
+        let mut h = TcpHeader {
+            ack: self.rcv_nxt,
+            wnd: self.window(),
+            ..Default::default()
+        };
         if self.sack {
             // RFC 2018 section 4: report the most recently changed ranges, first the
             // one holding the segment that triggered this ACK.
@@ -248,8 +254,13 @@ mod tests {
         let mut r = TcpReceiver::new(&cfg(false, true));
         assert_eq!(r.on_segment(0, &seg(0)), None);
         assert_eq!(r.delack_deadline(), Some(200 * MILLIS));
-        let a = r.on_segment(MILLIS, &seg(1)).expect("second segment is acknowledged");
-        assert_eq!((a.ack, a.wnd, a.nsack, a.seq, a.len), (2000, 64_000, 0, 0, 0));
+        let a = r
+            .on_segment(MILLIS, &seg(1))
+            .expect("second segment is acknowledged");
+        assert_eq!(
+            (a.ack, a.wnd, a.nsack, a.seq, a.len),
+            (2000, 64_000, 0, 0, 0)
+        );
         assert_eq!(r.delack_deadline(), None);
         assert_eq!(r.on_segment(2 * MILLIS, &seg(2)), None);
         assert_eq!(r.on_segment(3 * MILLIS, &seg(3)).map(|a| a.ack), Some(4000));
@@ -320,7 +331,11 @@ mod tests {
         let a = r.on_segment(0, &seg(6)).unwrap();
         assert_eq!(blocks(&a), vec![(6000, 7000), (4000, 5000), (2000, 3000)]);
         let a = r.on_segment(0, &seg(8)).unwrap();
-        assert_eq!(blocks(&a), vec![(8000, 9000), (6000, 7000), (4000, 5000)], "at most three, oldest dropped");
+        assert_eq!(
+            blocks(&a),
+            vec![(8000, 9000), (6000, 7000), (4000, 5000)],
+            "at most three, oldest dropped"
+        );
         assert_eq!(a.wire_bytes(), 48);
         // Segment 3 joins [2,3) and [4,5): the merged range comes first.
         let a = r.on_segment(0, &seg(3)).unwrap();
@@ -341,7 +356,10 @@ mod tests {
 
     #[test]
     fn data_beyond_the_buffer_is_dropped() {
-        let mut r = TcpReceiver::new(&TcpConfig { rcv_buffer: 4000, ..cfg(true, false) });
+        let mut r = TcpReceiver::new(&TcpConfig {
+            rcv_buffer: 4000,
+            ..cfg(true, false)
+        });
         let a = r.on_segment(0, &seg(3)).unwrap();
         assert_eq!((a.ack, a.wnd), (0, 3000));
         let a = r.on_segment(0, &seg(4)).unwrap();

@@ -94,7 +94,13 @@ mod tests {
     use crate::engine::{MILLIS, SECOND};
 
     fn cfg(min_rto: Time, initial: Time, max: Time, g: Time) -> TcpConfig {
-        TcpConfig { min_rto, initial_rto: initial, max_rto: max, clock_granularity: g, ..TcpConfig::default() }
+        TcpConfig {
+            min_rto,
+            initial_rto: initial,
+            max_rto: max,
+            clock_granularity: g,
+            ..TcpConfig::default()
+        }
     }
 
     #[test]

@@ -28,7 +28,10 @@ pub struct Scoreboard {
 
 impl Scoreboard {
     pub fn new() -> Self {
-        Scoreboard { blocks: Vec::with_capacity(8), sacked: 0 }
+        Scoreboard {
+            blocks: Vec::with_capacity(8),
+            sacked: 0,
+        }
     }
 
     pub fn clear(&mut self) {
@@ -134,7 +137,14 @@ impl Scoreboard {
     /// RFC 6675 SetPipe(): bytes believed in the network. Every unSACKed byte in
     /// `[high_ack, high_data)` counts once unless IsLost() says it left the network,
     /// and once more if it was retransmitted in this recovery (below `high_rxt`).
-    pub fn pipe(&self, high_ack: u64, high_data: u64, high_rxt: u64, dupthresh: u32, smss: u64) -> u64 {
+    pub fn pipe(
+        &self,
+        high_ack: u64,
+        high_data: u64,
+        high_rxt: u64,
+        dupthresh: u32,
+        smss: u64,
+    ) -> u64 {
         let hole = |a: u64, b: u64, lost: bool| -> u64 {
             let (a, b) = (a.max(high_ack), b.min(high_data));
             if a >= b {
@@ -162,7 +172,11 @@ impl Scoreboard {
         let i = self.blocks.partition_point(|b| b.start <= start);
         let above = self.blocks.get(i..).filter(|a| !a.is_empty())?;
         let bytes: u64 = above.iter().map(SackBlock::len).sum();
-        Some(Hole { start, end: above[0].start, lost: lost_by(above.len() as u64, bytes, dupthresh, smss) })
+        Some(Hole {
+            start,
+            end: above[0].start,
+            lost: lost_by(above.len() as u64, bytes, dupthresh, smss),
+        })
     }
 
     /// The unSACKed range in `[high_ack, high_data)` holding the highest unSACKed
@@ -172,7 +186,14 @@ impl Scoreboard {
         let (start, end) = match self.blocks.last() {
             None => (high_ack, high_data),
             Some(top) if top.end < high_data => (top.end, high_data),
-            Some(top) => (if n >= 2 { self.blocks[n - 2].end } else { high_ack }, top.start),
+            Some(top) => (
+                if n >= 2 {
+                    self.blocks[n - 2].end
+                } else {
+                    high_ack
+                },
+                top.start,
+            ),
         };
         let start = start.max(high_ack);
         (start < end).then_some((start, end))
@@ -204,15 +225,33 @@ mod tests {
     fn update_merges_and_counts_new_bytes() {
         let mut s = Scoreboard::new();
         assert_eq!(s.update(0, 10_000, &[SackBlock::new(2000, 3000)]), 1000);
-        assert_eq!(s.update(0, 10_000, &[SackBlock::new(2000, 3000)]), 0, "nothing new");
-        assert_eq!(s.update(0, 10_000, &[SackBlock::new(5000, 6000), SackBlock::new(3000, 4000)]), 2000);
+        assert_eq!(
+            s.update(0, 10_000, &[SackBlock::new(2000, 3000)]),
+            0,
+            "nothing new"
+        );
+        assert_eq!(
+            s.update(
+                0,
+                10_000,
+                &[SackBlock::new(5000, 6000), SackBlock::new(3000, 4000)]
+            ),
+            2000
+        );
         assert_eq!(ranges(&s), vec![(2000, 4000), (5000, 6000)]);
         // Bridging the gap merges everything; only the gap is new.
         assert_eq!(s.update(0, 10_000, &[SackBlock::new(1500, 5500)]), 1500);
         assert_eq!(ranges(&s), vec![(1500, 6000)]);
         assert_eq!(s.sacked_bytes(), 4500);
         // Clipped to [high_ack, high_data).
-        assert_eq!(s.update(1000, 7000, &[SackBlock::new(0, 1200), SackBlock::new(6500, 9000)]), 200 + 500);
+        assert_eq!(
+            s.update(
+                1000,
+                7000,
+                &[SackBlock::new(0, 1200), SackBlock::new(6500, 9000)]
+            ),
+            200 + 500
+        );
         assert_eq!(ranges(&s), vec![(1000, 1200), (1500, 6000), (6500, 7000)]);
     }
 
@@ -272,9 +311,23 @@ mod tests {
     #[test]
     fn holes_for_next_seg() {
         let s = sb(&[(1000, 4000), (5000, 6000)], 8000);
-        assert_eq!(s.first_hole_from(0, 3, MSS), Some(Hole { start: 0, end: 1000, lost: true }));
+        assert_eq!(
+            s.first_hole_from(0, 3, MSS),
+            Some(Hole {
+                start: 0,
+                end: 1000,
+                lost: true
+            })
+        );
         // From inside a SACKed range: skip to its end.
-        assert_eq!(s.first_hole_from(2000, 3, MSS), Some(Hole { start: 4000, end: 5000, lost: false }));
+        assert_eq!(
+            s.first_hole_from(2000, 3, MSS),
+            Some(Hole {
+                start: 4000,
+                end: 5000,
+                lost: false
+            })
+        );
         // Nothing SACKed above 6000.
         assert_eq!(s.first_hole_from(6000, 3, MSS), None);
         assert_eq!(s.highest_hole(0, 8000), Some((6000, 8000)));

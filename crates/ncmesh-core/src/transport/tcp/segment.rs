@@ -56,7 +56,11 @@ pub struct TcpHeader {
 impl TcpHeader {
     /// A data segment header for `[seq, seq + len)`.
     pub fn data(seq: u64, len: u32) -> Self {
-        TcpHeader { seq, len, ..Default::default() }
+        TcpHeader {
+            seq,
+            len,
+            ..Default::default()
+        }
     }
 
     /// Header bytes on the wire: 20, plus the SACK option when blocks are present,

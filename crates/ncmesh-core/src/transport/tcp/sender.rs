@@ -152,7 +152,11 @@ impl TcpSender {
             // this receiver's window shrinks with every out-of-order segment. With
             // SACK, RFC 6675 section 2 counts only ACKs that SACK new data (ACKs
             // without any SACK block fall back to the classic definition).
-            let is_dup = if self.sack && h.nsack > 0 { newly_sacked } else { true };
+            let is_dup = if self.sack && h.nsack > 0 {
+                newly_sacked
+            } else {
+                true
+            };
             match self.recovery {
                 // RFC 5681 section 3.2 step 4 / RFC 6582 section 3.2 step 2: each
                 // further duplicate inflates cwnd by one segment.
@@ -251,7 +255,11 @@ impl TcpSender {
         }
         if self.sack {
             // RFC 6675 section 5 steps (2.a)/(2.b).
-            if self.dupacks >= self.dupthresh || self.scoreboard.is_lost(self.snd_una, self.dupthresh, self.smss) {
+            if self.dupacks >= self.dupthresh
+                || self
+                    .scoreboard
+                    .is_lost(self.snd_una, self.dupthresh, self.smss)
+            {
                 self.enter_sack_recovery(now);
             }
         } else if self.dupacks == self.dupthresh {
@@ -367,7 +375,11 @@ impl TcpSender {
                 seq = end;
             }
             if seq < self.snd_max {
-                let limit = self.scoreboard.next_sacked_start(seq).unwrap_or(self.snd_max).min(self.snd_max);
+                let limit = self
+                    .scoreboard
+                    .next_sacked_start(seq)
+                    .unwrap_or(self.snd_max)
+                    .min(self.snd_max);
                 let len = (limit - seq).min(self.smss);
                 if !self.window_allows(seq, len) {
                     return None;
@@ -392,7 +404,9 @@ impl TcpSender {
             return None;
         }
         let from = self.high_rxt.max(self.snd_una);
-        let hole = self.scoreboard.first_hole_from(from, self.dupthresh, self.smss);
+        let hole = self
+            .scoreboard
+            .first_hole_from(from, self.dupthresh, self.smss);
         // Rule (1): the first lost, not yet retransmitted, unSACKed byte below the
         // highest SACKed byte.
         if let Some(h) = hole.filter(|h| h.lost) {
@@ -429,7 +443,11 @@ impl TcpSender {
     /// Length of the segment starting at snd_una: up to one SMSS, not crossing the
     /// first SACKed byte or snd_max.
     fn head_len(&self) -> u64 {
-        let limit = self.scoreboard.next_sacked_start(self.snd_una).unwrap_or(self.snd_max).min(self.snd_max);
+        let limit = self
+            .scoreboard
+            .next_sacked_start(self.snd_una)
+            .unwrap_or(self.snd_max)
+            .min(self.snd_max);
         (limit - self.snd_una).min(self.smss)
     }
 
@@ -548,7 +566,13 @@ impl TcpSender {
     }
 
     fn pipe(&self) -> u64 {
-        self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, self.dupthresh, self.smss)
+        self.scoreboard.pipe(
+            self.snd_una,
+            self.snd_max,
+            self.high_rxt,
+            self.dupthresh,
+            self.smss,
+        )
     }
 }
 
@@ -577,11 +601,17 @@ mod tests {
     }
 
     fn drain(s: &mut TcpSender, now: Time, app: u64) -> Vec<(u64, u32)> {
-        std::iter::from_fn(|| s.next_segment(now, app)).map(|h| (h.seq, h.len)).collect()
+        std::iter::from_fn(|| s.next_segment(now, app))
+            .map(|h| (h.seq, h.len))
+            .collect()
     }
 
     fn ack(n: u64) -> TcpHeader {
-        TcpHeader { ack: n, wnd: 1_000_000, ..Default::default() }
+        TcpHeader {
+            ack: n,
+            wnd: 1_000_000,
+            ..Default::default()
+        }
     }
 
     fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> TcpHeader {
@@ -599,7 +629,10 @@ mod tests {
 
     #[test]
     fn initial_window_and_slow_start_growth() {
-        let mut s = TcpSender::new(&TcpConfig { initial_cwnd_segments: 2, ..cfg(false) });
+        let mut s = TcpSender::new(&TcpConfig {
+            initial_cwnd_segments: 2,
+            ..cfg(false)
+        });
         assert_eq!(s.cwnd_bytes(), 2 * MSS);
         assert_eq!(drain(&mut s, 0, u64::MAX), segs(0, 2));
         // Each ACK of one new segment adds one SMSS and releases two segments.
@@ -636,14 +669,21 @@ mod tests {
     #[test]
     fn fast_retransmit_after_exactly_dupthresh_dupacks() {
         for thresh in [3u32, 5] {
-            let mut s = TcpSender::new(&TcpConfig { dupack_threshold: thresh, ..cfg(false) });
+            let mut s = TcpSender::new(&TcpConfig {
+                dupack_threshold: thresh,
+                ..cfg(false)
+            });
             drain(&mut s, 0, u64::MAX);
             s.on_ack(1, &ack(1000));
             assert_eq!(drain(&mut s, 1, u64::MAX), segs(10, 2));
             for _ in 1..thresh {
                 s.on_ack(2, &ack(1000));
                 assert_eq!(s.stats().fast_retransmits, 0);
-                assert_eq!(drain(&mut s, 2, u64::MAX), vec![], "window is full, no retransmission yet");
+                assert_eq!(
+                    drain(&mut s, 2, u64::MAX),
+                    vec![],
+                    "window is full, no retransmission yet"
+                );
             }
             s.on_ack(3, &ack(1000));
             assert_eq!(s.stats().fast_retransmits, 1);
@@ -679,14 +719,24 @@ mod tests {
         s.on_ack(100, &ack(3000));
         assert!(s.in_recovery());
         assert_eq!(s.cwnd_bytes(), 13_000 - 3000 + 1000);
-        assert_eq!(s.next_segment(100, u64::MAX).map(|h| (h.seq, h.len)), Some((3000, 1000)));
+        assert_eq!(
+            s.next_segment(100, u64::MAX).map(|h| (h.seq, h.len)),
+            Some((3000, 1000))
+        );
         assert_eq!(s.rto_deadline(), Some(100 + SECOND));
         assert_ne!(s.rto_deadline(), deadline);
         // A second partial ACK does not restart the timer (Impatient variant).
         s.on_ack(150, &ack(3500));
         assert_eq!(s.rto_deadline(), Some(100 + SECOND));
-        assert_eq!(s.cwnd_bytes(), 11_000 - 500, "less than one SMSS acked: nothing added back");
-        assert_eq!(drain(&mut s, 150, u64::MAX), vec![(3500, 1000), (13_000, 1000)]);
+        assert_eq!(
+            s.cwnd_bytes(),
+            11_000 - 500,
+            "less than one SMSS acked: nothing added back"
+        );
+        assert_eq!(
+            drain(&mut s, 150, u64::MAX),
+            vec![(3500, 1000), (13_000, 1000)]
+        );
         // Full ACK (covers recover = 10000): cwnd = min(ssthresh, FlightSize + SMSS).
         s.on_ack(200, &ack(12_000));
         assert!(!s.in_recovery());
@@ -715,7 +765,10 @@ mod tests {
 
     #[test]
     fn rto_backoff_doubles_and_is_capped() {
-        let mut s = TcpSender::new(&TcpConfig { max_rto: 5 * SECOND, ..cfg(false) });
+        let mut s = TcpSender::new(&TcpConfig {
+            max_rto: 5 * SECOND,
+            ..cfg(false)
+        });
         assert_eq!(s.rto_deadline(), None);
         drain(&mut s, 0, 1000);
         let mut t = s.rto_deadline().unwrap();
@@ -746,7 +799,10 @@ mod tests {
         assert_eq!(s.cwnd_bytes(), MSS, "loss window");
         assert_eq!(drain(&mut s, t, u64::MAX), vec![(2000, 1000)]);
         s.on_ack(t + 1, &ack(3000));
-        assert_eq!(drain(&mut s, t + 1, u64::MAX), vec![(3000, 1000), (4000, 1000)]);
+        assert_eq!(
+            drain(&mut s, t + 1, u64::MAX),
+            vec![(3000, 1000), (4000, 1000)]
+        );
         // A second timeout of the same data keeps ssthresh (RFC 5681 section 3.1).
         let t2 = s.rto_deadline().unwrap();
         s.on_rto(t2);
@@ -766,11 +822,19 @@ mod tests {
         // The sample (300 ms) gives RTO = max(1 s, 300 + 4 * 150 ms) = 1 s.
         assert_eq!(s.rto_deadline(), Some(300 * MILLIS + SECOND));
         s.on_ack(400 * MILLIS, &ack(1000));
-        assert_eq!(s.rto_deadline(), Some(300 * MILLIS + SECOND), "duplicate ACK: no restart");
+        assert_eq!(
+            s.rto_deadline(),
+            Some(300 * MILLIS + SECOND),
+            "duplicate ACK: no restart"
+        );
         s.on_ack(500 * MILLIS, &ack(3000));
         assert_eq!(s.rto_deadline(), None);
         drain(&mut s, 600 * MILLIS, 4000);
-        assert_eq!(s.rto_deadline(), Some(600 * MILLIS + SECOND), "restarted by new data");
+        assert_eq!(
+            s.rto_deadline(),
+            Some(600 * MILLIS + SECOND),
+            "restarted by new data"
+        );
     }
 
     #[test]
@@ -780,7 +844,10 @@ mod tests {
         s.on_ack(10 * MILLIS, &ack(1000));
         assert_eq!(s.srtt(), Some(10 * MILLIS));
         assert_eq!(s.rto(), SECOND);
-        let mut s = TcpSender::new(&TcpConfig { min_rto: 200 * MILLIS, ..cfg(false) });
+        let mut s = TcpSender::new(&TcpConfig {
+            min_rto: 200 * MILLIS,
+            ..cfg(false)
+        });
         drain(&mut s, 0, 1000);
         s.on_ack(10 * MILLIS, &ack(1000));
         assert_eq!(s.rto(), 200 * MILLIS);
@@ -827,15 +894,43 @@ mod tests {
     fn receiver_window_limits_outstanding_data() {
         let mut s = TcpSender::new(&cfg(false));
         drain(&mut s, 0, 1000);
-        s.on_ack(1, &TcpHeader { ack: 1000, wnd: 3000, ..Default::default() });
+        s.on_ack(
+            1,
+            &TcpHeader {
+                ack: 1000,
+                wnd: 3000,
+                ..Default::default()
+            },
+        );
         assert_eq!(drain(&mut s, 1, u64::MAX), segs(1, 3));
         // Window shrinks (out-of-order data at the receiver): no new data.
-        s.on_ack(2, &TcpHeader { ack: 1000, wnd: 1000, ..Default::default() });
+        s.on_ack(
+            2,
+            &TcpHeader {
+                ack: 1000,
+                wnd: 1000,
+                ..Default::default()
+            },
+        );
         assert_eq!(drain(&mut s, 2, u64::MAX), vec![]);
-        s.on_ack(3, &TcpHeader { ack: 4000, wnd: 2500, ..Default::default() });
+        s.on_ack(
+            3,
+            &TcpHeader {
+                ack: 4000,
+                wnd: 2500,
+                ..Default::default()
+            },
+        );
         assert_eq!(drain(&mut s, 3, u64::MAX), segs(4, 2));
         // Zero window with nothing outstanding still lets one segment probe.
-        s.on_ack(4, &TcpHeader { ack: 6000, wnd: 0, ..Default::default() });
+        s.on_ack(
+            4,
+            &TcpHeader {
+                ack: 6000,
+                wnd: 0,
+                ..Default::default()
+            },
+        );
         assert_eq!(drain(&mut s, 4, u64::MAX), segs(6, 1));
     }
 
@@ -844,7 +939,10 @@ mod tests {
         let mut s = TcpSender::new(&cfg(false));
         assert_eq!(drain(&mut s, 0, 0), vec![]);
         assert_eq!(s.rto_deadline(), None);
-        assert_eq!(drain(&mut s, 0, 2500), vec![(0, 1000), (1000, 1000), (2000, 500)]);
+        assert_eq!(
+            drain(&mut s, 0, 2500),
+            vec![(0, 1000), (1000, 1000), (2000, 500)]
+        );
         assert_eq!(drain(&mut s, 1, 2500), vec![]);
         assert_eq!(drain(&mut s, 2, 4000), vec![(2500, 1000), (3500, 500)]);
         assert_eq!(s.snd_max(), 4000);
@@ -881,11 +979,17 @@ mod tests {
         assert_eq!(s.flight_size(), 7000);
         s.on_ack(2, &sack_ack(0, &[(5000, 6000), (1000, 4000)]));
         s.on_ack(2, &sack_ack(0, &[(7000, 8000), (5000, 6000), (1000, 4000)]));
-        s.on_ack(2, &sack_ack(0, &[(7000, 10_000), (5000, 6000), (1000, 4000)]));
+        s.on_ack(
+            2,
+            &sack_ack(0, &[(7000, 10_000), (5000, 6000), (1000, 4000)]),
+        );
         // Holes 4 and 6 are now lost; pipe = 1000 (rtx of 0): rule (1) sends both
         // holes before any new data, then rule (2) new data up to cwnd.
         assert_eq!(s.flight_size(), 1000);
-        assert_eq!(drain(&mut s, 2, u64::MAX), vec![(4000, 1000), (6000, 1000), (10_000, 1000), (11_000, 1000)]);
+        assert_eq!(
+            drain(&mut s, 2, u64::MAX),
+            vec![(4000, 1000), (6000, 1000), (10_000, 1000), (11_000, 1000)]
+        );
         assert_eq!(s.flight_size(), 5000);
         s.on_ack(3, &sack_ack(4000, &[(5000, 6000), (7000, 10_000)]));
         assert!(s.in_recovery());
