@@ -1,0 +1,218 @@
+"""The `ncmesh` command.
+
+    ncmesh scenario KIND [options] [-o FILE]   print a complete scenario (TOML)
+    ncmesh scenario --list                     list scenario kinds
+    ncmesh run FILE [--seed N] [--set k=v] [--json] [--out DIR]
+    ncmesh validate FILE [--set k=v]           print 'ok' or the error
+    ncmesh compare-ns3 [--seeds N] [--hops 1-8]
+
+A bad scenario prints `error: <field>: <message>` on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ._core import ScenarioError
+
+EXIT_USER_ERROR = 2
+EXIT_INTERNAL_ERROR = 1
+
+# `ncmesh scenario` options passed to the scenario builder (flag -> builder option).
+BUILD_OPTIONS = {
+    "hops": int, "spacing": float, "flows": int, "rows": int, "cols": int,
+    "nodes": int, "area": float, "seed": int, "tq_map": str,
+}
+
+
+def _add_set(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a field before validation, e.g. mac.queue_packets=20 or "
+                        "flows[0].dst=3 (value read as TOML; bare words are strings); repeatable")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(prog="ncmesh", description="Packet-level simulator of TCP over 802.11 multihop networks.")
+    parser.add_argument("--version", action="version", version=f"ncmesh {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("scenario", help="print a complete generated scenario as TOML")
+    p.add_argument("kind", nargs="?", help="scenario kind (see --list)")
+    p.add_argument("topology", nargs="?", metavar="FILE", help="topology file, for kinds that read one")
+    p.add_argument("--list", action="store_true", help="list the scenario kinds")
+    p.add_argument("--hops", type=int)
+    p.add_argument("--spacing", type=float, help="node spacing, m")
+    p.add_argument("--flows", type=int)
+    p.add_argument("--rows", type=int)
+    p.add_argument("--cols", type=int)
+    p.add_argument("--nodes", type=int)
+    p.add_argument("--area", type=float, help="side of the square area, m")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--file", help="topology file (same as the positional FILE)")
+    p.add_argument("--tq-map", dest="tq_map", choices=["linear", "sqrt"],
+                   help="how link quality maps to delivery probability")
+    p.add_argument("--opt", dest="build_opts", action="append", default=[], metavar="NAME=VALUE",
+                   help="any other builder option (e.g. duration=30, min_hops=3; see docs/scenario-format.md); repeatable")
+    _add_set(p)
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+
+    p = sub.add_parser("run", help="run a scenario")
+    p.add_argument("file", metavar="FILE", help="scenario TOML file, or - for standard input")
+    p.add_argument("--seed", type=int, help="override simulation.seed")
+    _add_set(p)
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--series", action="store_true", help="with --json: include the time series")
+    p.add_argument("--out", metavar="DIR", help="write Parquet tables, scenario.toml and result.json to DIR")
+
+    p = sub.add_parser("validate", help="check a scenario file")
+    p.add_argument("file", metavar="FILE", help="scenario TOML file, or - for standard input")
+    _add_set(p)
+
+    p = sub.add_parser("compare-ns3", help="ncmesh vs ns-3 goodput on the chain topology")
+    p.add_argument("--hops", default="1-8", help="hop counts, e.g. 1-8 or 1,2,4 (default 1-8)")
+    p.add_argument("--seeds", type=int, default=1, help="seeds per hop count (default 1)")
+    p.add_argument("--reference", metavar="CSV", help="ns-3 reference CSV (default validation/ns3/reference.csv if present)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once")
+    p.add_argument("--csv", metavar="FILE", help="also write the comparison table as CSV")
+    return parser
+
+
+def _load(path: str, overrides: list[str]):
+    from .overrides import parse_assignment
+    from .scenario import Scenario
+
+    sc = Scenario.load(path)
+    for assignment in overrides:
+        sc.set(*parse_assignment(assignment))
+    return sc
+
+
+def _write_text(text: str, path: str | None) -> None:
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def cmd_scenario(args) -> int:
+    from .overrides import parse_assignment
+    from .scenario import Scenario
+
+    if args.list:
+        print("\n".join(Scenario.kinds()))
+        return 0
+    if not args.kind:
+        raise UsageError("scenario: give a KIND (ncmesh scenario --list shows them)")
+    if args.file and args.topology:
+        raise UsageError("scenario: give the topology file once (FILE or --file)")
+    options = {name: getattr(args, name) for name in BUILD_OPTIONS}
+    options["file"] = args.file or args.topology
+    for assignment in args.build_opts:
+        name, value = parse_assignment(assignment)
+        options[name] = value
+    sc = Scenario.build(args.kind, **options)
+    for assignment in args.overrides:
+        sc.set(*parse_assignment(assignment))
+    _write_text(sc.to_toml(), args.output)
+    return 0
+
+
+def cmd_run(args) -> int:
+    from . import _core
+    from .result import RunResult
+
+    sc = _load(args.file, args.overrides)
+    result = RunResult(_core.run(sc.to_dict(), args.seed))
+    if args.out:
+        result.write(args.out)
+    if args.json:
+        print(result.to_json(series=args.series))
+    else:
+        print(result.summary())
+        if args.out:
+            print(f"tables written to {args.out}")
+    return 0
+
+
+def cmd_validate(args) -> int:
+    _load(args.file, args.overrides).validate()
+    print("ok")
+    return 0
+
+
+def cmd_compare_ns3(args) -> int:
+    from .validation import compare_ns3, format_comparison, parse_hops, write_comparison_csv
+
+    try:
+        hops = parse_hops(args.hops)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if args.seeds < 1:
+        raise UsageError("--seeds must be at least 1")
+    rows = compare_ns3(hops, seeds=args.seeds, reference=args.reference, jobs=args.jobs)
+    print(format_comparison(rows))
+    if args.csv:
+        write_comparison_csv(rows, args.csv)
+    return 0
+
+
+class UsageError(Exception):
+    """A command line that cannot be carried out (printed with the usage line, status 2)."""
+
+
+COMMANDS = {"scenario": cmd_scenario, "run": cmd_run, "validate": cmd_validate, "compare-ns3": cmd_compare_ns3}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    # argparse fills optional positionals at their first chance: a topology FILE given
+    # after options (`ncmesh scenario topology --flows 2 net.json`) arrives here.
+    if extra and args.command == "scenario" and args.topology is None and len(extra) == 1 \
+            and not extra[0].startswith("-"):
+        args.topology, extra = extra[0], []
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return EXIT_USER_ERROR
+    try:
+        return COMMANDS[args.command](args)
+    except ScenarioError as e:
+        print(f"error: {_one_line(str(e))}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except UsageError as e:
+        parser.print_usage(sys.stderr)
+        print(f"ncmesh: error: {e}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except OSError as e:
+        if isinstance(e, BrokenPipeError):
+            _silence_stdout()
+            return 0
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"error: {where}{e.strerror or e}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except RuntimeError as e:
+        print(f"error: {_one_line(str(e))}", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _silence_stdout() -> None:
+    # Output went to a closed pipe (e.g. `| head`): avoid a second error at exit.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

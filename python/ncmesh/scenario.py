@@ -1,0 +1,109 @@
+"""`Scenario`: a simulation scenario (the TOML file format) as an editable object."""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+import tomllib
+from typing import Any
+
+from . import _core
+from .errors import scenario_error
+from .overrides import set_path
+
+
+class Scenario:
+    """A scenario as given (missing fields take their defaults when resolved or run).
+
+    Build one with `Scenario.load(path)`, `Scenario.build(kind, **options)`,
+    `Scenario.from_toml(text)` or `Scenario.from_dict(d)`; change it with `.set()`.
+    """
+
+    def __init__(self, data: dict | None = None):
+        if data is not None and not isinstance(data, dict):
+            raise TypeError(f"a scenario is a dict, not {type(data).__name__}")
+        self._data: dict = copy.deepcopy(data) if data else {}
+
+    # --- construction
+    @classmethod
+    def from_dict(cls, data: dict) -> "Scenario":
+        return cls(data)
+
+    @classmethod
+    def from_toml(cls, text: str, source: str = "<toml>") -> "Scenario":
+        try:
+            return cls(tomllib.loads(text))
+        except tomllib.TOMLDecodeError as e:
+            raise scenario_error(source, f"invalid TOML: {e}") from None
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Scenario":
+        """Reads a TOML scenario file; '-' reads standard input."""
+        if str(path) == "-":
+            return cls.from_toml(sys.stdin.read(), "<stdin>")
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except OSError as e:
+            raise scenario_error(str(path), e.strerror or str(e)) from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise scenario_error(str(path), f"not UTF-8 text: {e}") from None
+        return cls.from_toml(text, str(path))
+
+    @classmethod
+    def build(cls, kind: str, **options: Any) -> "Scenario":
+        """A generated scenario: see `Scenario.kinds()` and docs/scenario-format.md."""
+        options = {k: v for k, v in options.items() if v is not None}
+        return cls(_core.build_scenario(kind, options))
+
+    @staticmethod
+    def kinds() -> list[str]:
+        return list(_core.build_kinds())
+
+    # --- editing
+    def set(self, key: str, value: Any) -> "Scenario":
+        """Sets a field by dotted key ('tcp.sack', 'flows.0.src', 'flows[0].src'); returns self."""
+        set_path(self._data, key, value)
+        return self
+
+    def update(self, overrides: dict[str, Any]) -> "Scenario":
+        for key, value in overrides.items():
+            self.set(key, value)
+        return self
+
+    def copy(self) -> "Scenario":
+        return Scenario(self._data)
+
+    # --- views
+    def to_dict(self) -> dict:
+        """The scenario as given (a copy), without defaults filled in."""
+        return copy.deepcopy(self._data)
+
+    def resolved(self) -> dict:
+        """The validated scenario with every default filled in; raises ScenarioError."""
+        return _core.resolve(self._data)
+
+    def validate(self) -> None:
+        _core.resolve(self._data)
+
+    def to_toml(self) -> str:
+        """The complete, resolved scenario as TOML text; raises ScenarioError."""
+        return _core.to_toml(self._data)
+
+    def save(self, path: str | os.PathLike) -> None:
+        text = self.to_toml()
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scenario) and self._data == other._data
+
+    def __repr__(self) -> str:
+        name = self._data.get("name") or "unnamed"
+        return f"<Scenario {name!r}: {len(self._data.get('nodes', []))} nodes, {len(self._data.get('flows', []))} flows>"
