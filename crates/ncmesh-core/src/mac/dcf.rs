@@ -83,6 +83,9 @@ pub struct Dcf {
     /// When the last response timeout expired: like ns-3's ChannelAccessManager, the
     /// backoff after a failed attempt counts from DIFS after the timeout.
     pub timeout_end: Time,
+    /// When a frame last arrived to an idle MAC on an idle medium: as in ns-3, it still
+    /// waits DIFS from then (no backoff is drawn, 10.3.4.2).
+    pub access_request: Time,
     /// End of the last reception that failed (EIFS applies), until a good one.
     pub rx_error_end: Option<Time>,
     pub state: TxState,
@@ -104,6 +107,7 @@ impl Dcf {
             timeout_deferred: false,
             nav_until: 0,
             timeout_end: 0,
+            access_request: 0,
             rx_error_end: None,
             state: TxState::Idle,
             job: None,
@@ -117,7 +121,7 @@ impl Dcf {
     /// (802.11-2016 10.3.2.3; NAV and response timeouts count as busy).
     pub fn idle_start(&self, busy_until: Time, p: &MacParams) -> Time {
         let t = &p.timing;
-        let mut s = busy_until.max(self.nav_until).max(self.timeout_end) + t.difs;
+        let mut s = busy_until.max(self.nav_until).max(self.timeout_end).max(self.access_request) + t.difs;
         if let Some(e) = self.rx_error_end {
             s = s.max(e + t.eifs);
         }

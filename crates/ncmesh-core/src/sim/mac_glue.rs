@@ -55,6 +55,7 @@ impl Sim {
                 d.start_backoff(&mut nd.rng_backoff);
             } else {
                 d.backoff = 0;
+                d.access_request = now;
             }
         }
         self.mac_rearm(n);
