@@ -165,6 +165,7 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
                 udp_rx_bytes: 0,
                 tx_packets: 0,
                 rto_at: None,
+                pace_at: None,
                 delack_at: None,
                 bytes_at_measure_start: 0,
                 bytes_at_measure_end: None,

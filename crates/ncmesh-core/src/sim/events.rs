@@ -59,6 +59,10 @@ pub enum Ev {
     Rto {
         flow: u32,
     },
+    /// A paced TCP sender may send again.
+    Pace {
+        flow: u32,
+    },
     DelAck {
         flow: u32,
     },

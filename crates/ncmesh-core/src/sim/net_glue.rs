@@ -202,6 +202,26 @@ impl Sim {
             self.net_originate(src, p);
         }
         self.arm_rto(f);
+        self.arm_pacing(f);
+    }
+
+    /// A rate-paced sender (TCP-AP and kin) holding a segment back gets a timer.
+    fn arm_pacing(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if let Some(t) = flow.tx.as_ref().and_then(|x| x.pacing_deadline()) {
+            if t > now && flow.pace_at.is_none_or(|a| t < a || a <= now) {
+                flow.pace_at = Some(t);
+                self.queue.schedule(t, Ev::Pace { flow: f });
+            }
+        }
+    }
+
+    pub(super) fn on_pace(&mut self, f: u32) {
+        if self.flows[f as usize].pace_at == Some(self.now) {
+            self.flows[f as usize].pace_at = None;
+        }
+        self.tcp_pump(f);
     }
 
     fn arm_rto(&mut self, f: u32) {
