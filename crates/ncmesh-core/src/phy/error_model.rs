@@ -177,7 +177,7 @@ fn ofdm_success(m: u32, rate: CodeRate, snr: f64, bits: f64) -> f64 {
         // probability that the decoder picks a path at Hamming distance d
         let dd = d as f64;
         if d % 2 == 1 {
-            (((d + 1) / 2)..=d)
+            (d.div_ceil(2)..=d)
                 .map(|k| binom(d, k) * p.powi(k as i32) * (1.0 - p).powi((d - k) as i32))
                 .sum::<f64>()
         } else {

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A complete simulation scenario.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Scenario {
     /// Free-text name, carried into results.
@@ -24,22 +24,6 @@ pub struct Scenario {
     pub flows: Vec<FlowCfg>,
 }
 
-impl Default for Scenario {
-    fn default() -> Self {
-        Scenario {
-            name: String::new(),
-            simulation: SimulationCfg::default(),
-            channel: ChannelCfg::default(),
-            loss: Vec::new(),
-            mac: MacCfg::default(),
-            routing: RoutingCfg::default(),
-            tcp: TcpCfg::default(),
-            scheme: SchemeCfg::default(),
-            nodes: Vec::new(),
-            flows: Vec::new(),
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
