@@ -213,6 +213,21 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "delayed_ack_timeout_s", f(c.delayed_ack_timeout_s));
     kv(&mut o, "rcv_buffer_bytes", c.rcv_buffer_bytes.to_string());
     kv(&mut o, "dupack_threshold", c.dupack_threshold.to_string());
+    o.push_str("# variant = \"few\"\n");
+    kv(&mut o, "few_alpha", f(c.few_alpha));
+    o.push_str("# variant = \"ap\" and \"nc-aware\"\n");
+    kv(&mut o, "ap_reuse_hops", c.ap_reuse_hops.to_string());
+    kv(&mut o, "ap_smoothing", f(c.ap_smoothing));
+    kv(&mut o, "ap_history", c.ap_history.to_string());
+    kv(&mut o, "ap_cov_factor", f(c.ap_cov_factor));
+    kv(&mut o, "ap_delay_bound_s", f(c.ap_delay_bound_s));
+    kv(&mut o, "ap_initial_interval_s", f(c.ap_initial_interval_s));
+    match c.ap_link_rate_mbps {
+        Some(v) => kv(&mut o, "ap_link_rate_mbps", f(v)),
+        None => o.push_str("# ap_link_rate_mbps: not set, the MAC's data rate\n"),
+    }
+    o.push_str("# variant = \"nc-aware\"\n");
+    kv(&mut o, "nc_lambda", f(c.nc_lambda));
 
     o.push_str("\n[scheme]\n");
     kv(&mut o, "name", name(&sc.scheme.name));

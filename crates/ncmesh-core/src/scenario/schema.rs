@@ -303,7 +303,18 @@ impl Default for RoutingCfg {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TcpVariant {
+    /// RFC 5681 window growth with NewReno (or SACK) loss recovery.
     Newreno,
+    /// TCP-FeW (Nahm, Helmy, Kuo, MobiHoc 2005): congestion avoidance grows the
+    /// window by `few_alpha` segments per RTT.
+    Few,
+    /// TCP-AP (ElRakabawy, Klemm, Lindemann, MobiHoc 2005): NewReno window plus
+    /// rate pacing at one segment per (1 + ap_cov_factor * covRTT) * 4HPD.
+    Ap,
+    /// Network-coding-aware TCP (seed 001 section IV-B): TCP-AP with its rate
+    /// interval multiplied by `nc_lambda`.
+    #[serde(rename = "nc-aware")]
+    NcAware,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -327,6 +338,26 @@ pub struct TcpCfg {
     /// Receiver buffer = advertised window, bytes.
     pub rcv_buffer_bytes: u32,
     pub dupack_threshold: u32,
+    /// TCP-FeW: window growth per RTT in congestion avoidance, segments (0, 1].
+    pub few_alpha: f64,
+    /// TCP-AP: spatial-reuse hop count n of the nHPD estimate (4 for 250 m range
+    /// and 550 m interference range).
+    pub ap_reuse_hops: u32,
+    /// TCP-AP: weight of the old average in the EWMA of nHPD samples.
+    pub ap_smoothing: f64,
+    /// TCP-AP: RTT samples over which covRTT is computed.
+    pub ap_history: u32,
+    /// TCP-AP: k in the rate interval (1 + k * covRTT) * 4HPD.
+    pub ap_cov_factor: f64,
+    /// TCP-AP: per-hop queuing-delay and nHPD samples above this are discarded, seconds.
+    pub ap_delay_bound_s: f64,
+    /// TCP-AP: rate interval before the first valid sample, seconds.
+    pub ap_initial_interval_s: f64,
+    /// TCP-AP: link rate used to split the RTT into per-hop transmission and
+    /// queuing delay, Mbit/s; default: the MAC's data rate.
+    pub ap_link_rate_mbps: Option<f64>,
+    /// Network-coding-aware TCP: factor lambda on TCP-AP's rate interval (seed 001 eq. 4).
+    pub nc_lambda: f64,
 }
 
 impl Default for TcpCfg {
@@ -345,6 +376,15 @@ impl Default for TcpCfg {
             delayed_ack_timeout_s: 0.2,
             rcv_buffer_bytes: 131_072,
             dupack_threshold: 3,
+            few_alpha: 0.01,
+            ap_reuse_hops: 4,
+            ap_smoothing: 0.7,
+            ap_history: 50,
+            ap_cov_factor: 2.0,
+            ap_delay_bound_s: 0.5,
+            ap_initial_interval_s: 0.05,
+            ap_link_rate_mbps: None,
+            nc_lambda: 0.2,
         }
     }
 }

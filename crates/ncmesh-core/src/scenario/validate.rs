@@ -506,6 +506,39 @@ fn tcp(c: &TcpCfg) -> R {
         1,
         "at least 1 duplicate ACK",
     )?;
+    if !(c.few_alpha.is_finite() && c.few_alpha > 0.0 && c.few_alpha <= 1.0) {
+        return Err(not_allowed(
+            "tcp.few_alpha",
+            fnum(c.few_alpha),
+            "a fraction in (0, 1] (segments per RTT)",
+        ));
+    }
+    at_least("tcp.ap_reuse_hops", c.ap_reuse_hops, 1, "at least 1 hop")?;
+    if !(c.ap_smoothing.is_finite() && (0.0..1.0).contains(&c.ap_smoothing)) {
+        return Err(not_allowed(
+            "tcp.ap_smoothing",
+            fnum(c.ap_smoothing),
+            "an EWMA weight in [0, 1)",
+        ));
+    }
+    if !(1..=10_000).contains(&c.ap_history) {
+        return Err(not_allowed(
+            "tcp.ap_history",
+            c.ap_history,
+            "an integer in [1, 10000] (RTT samples)",
+        ));
+    }
+    non_negative("tcp.ap_cov_factor", c.ap_cov_factor, "")?;
+    positive("tcp.ap_delay_bound_s", c.ap_delay_bound_s, "seconds")?;
+    positive(
+        "tcp.ap_initial_interval_s",
+        c.ap_initial_interval_s,
+        "seconds",
+    )?;
+    if let Some(r) = c.ap_link_rate_mbps {
+        positive("tcp.ap_link_rate_mbps", r, "Mbit/s")?;
+    }
+    positive("tcp.nc_lambda", c.nc_lambda, "")?;
     Ok(())
 }
 

@@ -143,7 +143,10 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
         .collect();
 
     let end = secs(s.simulation.duration_s);
-    let tcp_cfg = TcpConfig::from_cfg(&s.tcp);
+    // TCP-AP splits RTTs with the link rate: the MAC's data rate unless given.
+    let mut tcp = s.tcp.clone();
+    tcp.ap_link_rate_mbps = tcp.ap_link_rate_mbps.or(Some(s.mac.data_rate_mbps));
+    let tcp_cfg = TcpConfig::from_cfg(&tcp);
     let flows: Vec<Flow> = s
         .flows
         .iter()
@@ -241,6 +244,11 @@ impl Sim {
         }
         self.channel.rebuild(&positions);
         self.routes = compute_routes(&self.scenario, &self.channel);
+        for f in 0..self.flows.len() as u32 {
+            if self.flows[f as usize].tcp {
+                self.tell_path_hops(f);
+            }
+        }
         let dt = secs(self.scenario.simulation.mobility_update_s);
         if self.now + dt <= self.end {
             self.queue.schedule(self.now + dt, Ev::Mobility);

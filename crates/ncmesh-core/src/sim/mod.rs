@@ -9,6 +9,7 @@ mod build;
 mod events;
 mod mac_glue;
 mod net_glue;
+pub mod pcap;
 mod report;
 pub mod trace;
 

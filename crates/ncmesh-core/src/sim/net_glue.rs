@@ -285,6 +285,7 @@ impl Sim {
             Source::Bulk => {
                 flow.app_bytes = u64::MAX;
                 if flow.tcp {
+                    self.tell_path_hops(f);
                     self.tcp_pump(f);
                 } else {
                     // Bulk over UDP saturates: treated as CBR at the data rate.
@@ -295,7 +296,23 @@ impl Sim {
                     self.on_app_tick(f);
                 }
             }
-            Source::Cbr { .. } => self.on_app_tick(f),
+            Source::Cbr { .. } => {
+                if self.flows[f as usize].tcp {
+                    self.tell_path_hops(f);
+                }
+                self.on_app_tick(f)
+            }
+        }
+    }
+
+    /// Paced TCP variants estimate per-hop delays from the path length.
+    pub(super) fn tell_path_hops(&mut self, f: u32) {
+        let flow = &self.flows[f as usize];
+        if let Some(p) = self.routes.path(flow.src, flow.dst, f) {
+            let hops = (p.len() - 1) as u32;
+            if let Some(tx) = self.flows[f as usize].tx.as_mut() {
+                tx.set_path_hops(hops);
+            }
         }
     }
 

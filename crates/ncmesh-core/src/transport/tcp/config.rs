@@ -1,5 +1,6 @@
 //! TCP parameters in simulator units (bytes, nanoseconds).
 
+use super::ap::ApParams;
 use crate::engine::{secs, Time};
 use crate::scenario::schema::{TcpCfg, TcpVariant};
 
@@ -35,7 +36,20 @@ pub struct TcpConfig {
     pub rcv_buffer: u32,
     /// Duplicate ACKs that trigger fast retransmit (DupThresh, RFC 5681 section 3.2).
     pub dupack_threshold: u32,
+    /// TCP-FeW window growth per RTT in congestion avoidance, segments.
+    pub few_alpha: f64,
+    /// TCP-AP pacing parameters (also used by the coding-aware variant).
+    pub ap: ApParams,
+    /// Network-coding-aware TCP: factor on TCP-AP's rate interval (seed 001 eq. 4).
+    pub nc_lambda: f64,
+    /// Hops of the connection's path, for TCP-AP's 4HPD estimate. The scenario does
+    /// not set it; the simulator passes the route length with
+    /// [`super::TcpSender::set_path_hops`]. `None` means [`DEFAULT_PATH_HOPS`].
+    pub hops: Option<u32>,
 }
+
+/// Path length TCP-AP assumes until told the real one.
+pub const DEFAULT_PATH_HOPS: u32 = 4;
 
 impl TcpConfig {
     /// Converts scenario units (seconds) to simulator units. Degenerate values that
@@ -57,6 +71,18 @@ impl TcpConfig {
             delayed_ack_timeout: secs(c.delayed_ack_timeout_s),
             rcv_buffer: c.rcv_buffer_bytes,
             dupack_threshold: c.dupack_threshold.max(1),
+            few_alpha: if c.few_alpha > 0.0 {
+                c.few_alpha.min(1.0)
+            } else {
+                0.01
+            },
+            ap: ApParams::from_cfg(c),
+            nc_lambda: if c.nc_lambda > 0.0 && c.nc_lambda.is_finite() {
+                c.nc_lambda
+            } else {
+                1.0
+            },
+            hops: None,
         }
     }
 
@@ -76,6 +102,7 @@ impl Default for TcpConfig {
 mod tests {
     use super::*;
     use crate::engine::{MILLIS, SECOND};
+    use crate::transport::tcp::ApParams;
 
     #[test]
     fn converts_seconds_to_nanoseconds() {
@@ -97,5 +124,89 @@ mod tests {
         assert_eq!(t.rcv_buffer, c.rcv_buffer_bytes);
         assert_eq!(t.dupack_threshold, c.dupack_threshold);
         assert_eq!(t.sack, c.sack);
+    }
+
+    fn scenario(tcp: &str) -> String {
+        format!(
+            "[tcp]\n{tcp}\n[[nodes]]\nx = 0.0\ny = 0.0\n[[nodes]]\nx = 200.0\ny = 0.0\n\
+             [[flows]]\nsrc = 0\ndst = 1\n"
+        )
+    }
+
+    #[test]
+    fn variant_names_and_parameters_parse_convert_and_round_trip() {
+        use crate::scenario::{parse_toml, to_toml};
+        for (name, v) in [
+            ("newreno", TcpVariant::Newreno),
+            ("few", TcpVariant::Few),
+            ("ap", TcpVariant::Ap),
+            ("nc-aware", TcpVariant::NcAware),
+        ] {
+            let s = parse_toml(&scenario(&format!("variant = \"{name}\""))).unwrap();
+            assert_eq!(s.tcp.variant, v);
+            assert_eq!(parse_toml(&to_toml(&s)).unwrap(), s);
+        }
+        let s = parse_toml(&scenario(
+            "variant = \"nc-aware\"\nfew_alpha = 0.5\nap_reuse_hops = 3\nap_smoothing = 0.5\n\
+             ap_history = 20\nap_cov_factor = 1.5\nap_delay_bound_s = 0.25\n\
+             ap_initial_interval_s = 0.02\nap_link_rate_mbps = 11\nnc_lambda = 0.4",
+        ))
+        .unwrap();
+        assert_eq!(parse_toml(&to_toml(&s)).unwrap(), s);
+        let t = TcpConfig::from_cfg(&s.tcp);
+        assert_eq!(t.few_alpha, 0.5);
+        assert_eq!(t.nc_lambda, 0.4);
+        assert_eq!(t.hops, None);
+        assert_eq!(
+            t.ap,
+            ApParams {
+                reuse_hops: 3,
+                smoothing: 0.5,
+                history: 20,
+                cov_factor: 1.5,
+                delay_bound: 250 * MILLIS,
+                initial_interval: 20 * MILLIS,
+                link_rate_bps: 11e6,
+            }
+        );
+        // Defaults: the ns-2 TCP-AP agent's and seed 001's.
+        let d = TcpConfig::default();
+        assert_eq!((d.few_alpha, d.nc_lambda), (0.01, 0.2));
+        assert_eq!(
+            d.ap,
+            ApParams {
+                reuse_hops: 4,
+                smoothing: 0.7,
+                history: 50,
+                cov_factor: 2.0,
+                delay_bound: 500 * MILLIS,
+                initial_interval: 50 * MILLIS,
+                link_rate_bps: 2e6,
+            }
+        );
+    }
+
+    #[test]
+    fn invalid_variant_parameters_are_rejected() {
+        use crate::scenario::parse_toml;
+        for (text, field) in [
+            ("few_alpha = 0", "tcp.few_alpha"),
+            ("few_alpha = 1.5", "tcp.few_alpha"),
+            ("ap_reuse_hops = 0", "tcp.ap_reuse_hops"),
+            ("ap_smoothing = 1", "tcp.ap_smoothing"),
+            ("ap_smoothing = -0.1", "tcp.ap_smoothing"),
+            ("ap_history = 0", "tcp.ap_history"),
+            ("ap_cov_factor = -1", "tcp.ap_cov_factor"),
+            ("ap_delay_bound_s = 0", "tcp.ap_delay_bound_s"),
+            ("ap_initial_interval_s = 0", "tcp.ap_initial_interval_s"),
+            ("ap_link_rate_mbps = 0", "tcp.ap_link_rate_mbps"),
+            ("nc_lambda = 0", "tcp.nc_lambda"),
+            ("nc_lambda = nan", "tcp.nc_lambda"),
+            ("variant = \"ncaware\"", "tcp.variant"),
+        ] {
+            let e = parse_toml(&scenario(text)).unwrap_err();
+            assert_eq!(e.field, field, "{text}: {e}");
+            assert!(e.message.contains("is not allowed"), "{text}: {e}");
+        }
     }
 }

@@ -4,10 +4,14 @@
 //! timeouts) and asks a [`CongestionControl`] implementation for the policy parts:
 //! how the window grows per ACK, where ssthresh lands after a loss, the loss window
 //! after a timeout, and (for rate-based variants) when the next segment may leave.
-//! Variants that only change these rules (e.g. TCP-FeW's fractional growth, TCP-AP's
-//! pacing, a coding-aware response to losses) are a new struct plus an arm in
-//! [`CcAlgorithm`]; the sender does not change.
+//! Variants that only change these rules are a new struct plus an arm in
+//! [`CcAlgorithm`]; the sender does not change. Implemented: [`Reno`] (RFC 5681, the
+//! `newreno` variant), [`Few`] (TCP-FeW's fractional growth) and [`Ap`] (TCP-AP's
+//! pacing, and the network-coding-aware variant of seed 001).
 
+use super::ap::Ap;
+use super::config::{TcpConfig, DEFAULT_PATH_HOPS};
+use super::few::Few;
 use crate::engine::Time;
 use crate::scenario::schema::TcpVariant;
 
@@ -66,6 +70,31 @@ pub trait CongestionControl {
     fn pacing_release(&self) -> Option<Time> {
         None
     }
+
+    /// The spacing a paced variant would apply to the next segment sent now (for
+    /// reporting); `None` without pacing.
+    fn pacing_interval(&self) -> Option<Time> {
+        None
+    }
+
+    /// Whether the variant wants an RTT sample with every new cumulative ACK
+    /// ([`Self::on_ack_rtt`]), as timestamps would give, besides the one timed
+    /// segment per round trip of [`Self::on_rtt_sample`].
+    fn wants_ack_rtt(&self) -> bool {
+        false
+    }
+
+    /// Per-ACK RTT sample (only if [`Self::wants_ack_rtt`]): the time since the most
+    /// recently sent segment the ACK newly covers was sent, Karn's rule applied.
+    fn on_ack_rtt(&mut self, _now: Time, _rtt: Time) {}
+
+    /// The number of hops of the connection's path became known (or changed).
+    fn set_path_hops(&mut self, _hops: u32) {}
+
+    /// Whether a retransmission timeout doubles the RTO (RFC 6298 (5.5)).
+    fn rto_backoff(&self) -> bool {
+        true
+    }
 }
 
 /// RFC 5681 slow start and congestion avoidance: the window-growth rule of Reno and
@@ -90,28 +119,54 @@ impl CongestionControl for Reno {
 }
 
 /// The configured congestion-control variant. Static dispatch keeps the sender
-/// `Clone`, allocation-free and deterministic.
+/// `Clone` and deterministic.
 #[derive(Debug, Clone)]
 pub enum CcAlgorithm {
     Reno(Reno),
+    /// TCP-FeW ([`Few`]).
+    Few(Few),
+    /// TCP-AP, and with a rate-interval factor other than 1 the network-coding-aware
+    /// variant ([`Ap`]).
+    Ap(Ap),
 }
 
 impl CcAlgorithm {
+    /// The variant with default parameters (see [`TcpConfig::default`]).
     pub fn new(variant: TcpVariant) -> Self {
-        match variant {
+        CcAlgorithm::from_config(&TcpConfig {
+            variant,
+            ..TcpConfig::default()
+        })
+    }
+
+    /// The configured variant with the configured parameters; TCP-AP starts from
+    /// `cfg.hops` or [`DEFAULT_PATH_HOPS`].
+    pub fn from_config(cfg: &TcpConfig) -> Self {
+        let hops = cfg.hops.unwrap_or(DEFAULT_PATH_HOPS);
+        let smss = cfg.smss().max(1);
+        match cfg.variant {
             TcpVariant::Newreno => CcAlgorithm::Reno(Reno),
+            TcpVariant::Few => CcAlgorithm::Few(Few::new(cfg.few_alpha)),
+            TcpVariant::Ap => CcAlgorithm::Ap(Ap::new(cfg.ap.clone(), 1.0, smss, hops)),
+            TcpVariant::NcAware => {
+                CcAlgorithm::Ap(Ap::new(cfg.ap.clone(), cfg.nc_lambda, smss, hops))
+            }
         }
     }
 
     fn inner(&self) -> &dyn CongestionControl {
         match self {
             CcAlgorithm::Reno(c) => c,
+            CcAlgorithm::Few(c) => c,
+            CcAlgorithm::Ap(c) => c,
         }
     }
 
     fn inner_mut(&mut self) -> &mut dyn CongestionControl {
         match self {
             CcAlgorithm::Reno(c) => c,
+            CcAlgorithm::Few(c) => c,
+            CcAlgorithm::Ap(c) => c,
         }
     }
 }
@@ -134,6 +189,21 @@ impl CongestionControl for CcAlgorithm {
     }
     fn pacing_release(&self) -> Option<Time> {
         self.inner().pacing_release()
+    }
+    fn pacing_interval(&self) -> Option<Time> {
+        self.inner().pacing_interval()
+    }
+    fn wants_ack_rtt(&self) -> bool {
+        self.inner().wants_ack_rtt()
+    }
+    fn on_ack_rtt(&mut self, now: Time, rtt: Time) {
+        self.inner_mut().on_ack_rtt(now, rtt)
+    }
+    fn set_path_hops(&mut self, hops: u32) {
+        self.inner_mut().set_path_hops(hops)
+    }
+    fn rto_backoff(&self) -> bool {
+        self.inner().rto_backoff()
     }
 }
 
@@ -197,5 +267,39 @@ mod tests {
         assert_eq!(cc.ssthresh_after_loss(&w, 3_000), 2_000, "floor of 2 SMSS");
         assert_eq!(cc.loss_window(&w), MSS);
         assert_eq!(cc.pacing_release(), None);
+        assert_eq!(cc.pacing_interval(), None);
+        assert!(!cc.wants_ack_rtt());
+        assert!(cc.rto_backoff());
+    }
+
+    #[test]
+    fn variants_map_to_controllers_with_their_parameters() {
+        let cfg = |variant| TcpConfig {
+            variant,
+            few_alpha: 0.05,
+            nc_lambda: 0.25,
+            hops: Some(6),
+            ..TcpConfig::default()
+        };
+        assert!(matches!(
+            CcAlgorithm::from_config(&cfg(TcpVariant::Newreno)),
+            CcAlgorithm::Reno(_)
+        ));
+        match CcAlgorithm::from_config(&cfg(TcpVariant::Few)) {
+            CcAlgorithm::Few(f) => assert_eq!(f.alpha(), 0.05),
+            other => panic!("{other:?}"),
+        }
+        match CcAlgorithm::from_config(&cfg(TcpVariant::Ap)) {
+            CcAlgorithm::Ap(a) => assert_eq!((a.lambda(), a.hops()), (1.0, 6)),
+            other => panic!("{other:?}"),
+        }
+        match CcAlgorithm::from_config(&cfg(TcpVariant::NcAware)) {
+            CcAlgorithm::Ap(a) => assert_eq!((a.lambda(), a.hops()), (0.25, 6)),
+            other => panic!("{other:?}"),
+        }
+        match CcAlgorithm::new(TcpVariant::NcAware) {
+            CcAlgorithm::Ap(a) => assert_eq!((a.lambda(), a.hops()), (0.2, 4)),
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -1,9 +1,10 @@
 //! End-to-end tests: a sender and a receiver joined by an in-memory path with a
 //! fixed one-way delay, an optional bottleneck serialisation time and scripted
-//! losses. Everything is deterministic.
+//! losses. Paced variants get their pacing timer. Everything is deterministic.
 
 use super::*;
 use crate::engine::{EventQueue, Time, MILLIS, SECOND};
+use crate::scenario::schema::TcpVariant;
 use std::collections::BTreeMap;
 
 enum Ev {
@@ -27,6 +28,8 @@ struct Pipe {
     drop_data: DropFn,
     /// (time, segment, dropped)
     sent: Vec<(Time, TcpHeader, bool)>,
+    /// The sender's pacing deadline right after each entry of `sent`.
+    released: Vec<Option<Time>>,
     tx_count: BTreeMap<u64, u32>,
     acks_received: u64,
     /// (time, entered?, snd_una, recover)
@@ -47,6 +50,7 @@ impl Pipe {
             app_bytes,
             drop_data: Box::new(|_, _| false),
             sent: Vec::new(),
+            released: Vec::new(),
             tx_count: BTreeMap::new(),
             acks_received: 0,
             recovery_log: Vec::new(),
@@ -80,6 +84,7 @@ impl Pipe {
                 self.q.peek_time(),
                 self.snd.rto_deadline(),
                 self.rcv.delack_deadline(),
+                self.snd.pacing_deadline().filter(|&p| p > self.now),
             ]
             .into_iter()
             .flatten()
@@ -103,9 +108,12 @@ impl Pipe {
                 }
             } else if self.snd.rto_deadline() == Some(t) {
                 self.snd.on_rto(t);
-            } else if let Some(a) = self.rcv.on_delack_timeout(t) {
-                self.q.schedule(t + self.delay, Ev::Ack(a));
+            } else if self.rcv.delack_deadline() == Some(t) {
+                if let Some(a) = self.rcv.on_delack_timeout(t) {
+                    self.q.schedule(t + self.delay, Ev::Ack(a));
+                }
             }
+            // Otherwise the pacing timer fired: `pump` below sends what it released.
             self.log_recovery();
             self.pump();
         }
@@ -134,6 +142,7 @@ impl Pipe {
             let dropped = (self.drop_data)(&h, *n);
             *n += 1;
             self.sent.push((self.now, h, dropped));
+            self.released.push(self.snd.pacing_deadline());
             if !dropped {
                 let depart = self.now.max(self.link_free) + self.tx_time;
                 self.link_free = depart;
@@ -425,4 +434,160 @@ fn sack_beats_newreno_under_heavy_burst_losses() {
     assert_eq!(sk.snd.stats().timeouts, 0);
     assert_eq!(sk.snd.stats().retransmissions, 8);
     assert!(sk.now < nr.now, "SACK {} vs NewReno {}", sk.now, nr.now);
+}
+
+// ----------------------------------------------------------------- TCP variants
+
+fn variant_cfg(variant: TcpVariant, sack: bool, delack: bool) -> TcpConfig {
+    TcpConfig {
+        variant,
+        ..cfg(sack, delack)
+    }
+}
+
+/// Most segments handed to the network at one instant.
+fn max_burst(p: &Pipe) -> usize {
+    p.sent
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|c| c.len())
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn ap_paces_where_newreno_bursts() {
+    let run = |variant| {
+        let mut p = Pipe::new(
+            &variant_cfg(variant, false, false),
+            20 * MILLIS,
+            100_000,
+            200_000,
+        );
+        p.run(600 * SECOND);
+        assert!(p.done(), "{variant:?}");
+        assert_eq!(p.snd.stats().retransmissions, 0);
+        p
+    };
+    let nr = run(TcpVariant::Newreno);
+    let ap = run(TcpVariant::Ap);
+    let nc = run(TcpVariant::NcAware);
+    // NewReno sends its initial window and every window increase back to back.
+    assert!(max_burst(&nr) >= 10, "{}", max_burst(&nr));
+    assert_eq!(nr.snd.pacing_deadline(), None);
+    for p in [&ap, &nc] {
+        assert_eq!(max_burst(p), 1);
+        // No segment leaves before the release time set when the previous one left.
+        for (i, w) in p.sent.windows(2).enumerate() {
+            let release = p.released[i].expect("paced");
+            assert!(w[1].0 >= release, "segment {i}: {} < {release}", w[1].0);
+        }
+    }
+    // With a 4-hop path assumed and a 40 ms RTT, 4HPD = RTT / 2 + 8 ms: TCP-AP
+    // spaces segments by about 28 ms, so the transfer takes longer than NewReno's...
+    let gaps: Vec<Time> = ap.sent.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    let median = {
+        let mut g = gaps.clone();
+        g.sort();
+        g[g.len() / 2]
+    };
+    assert!(
+        (27 * MILLIS..=32 * MILLIS).contains(&median),
+        "median gap {median}"
+    );
+    assert!(ap.now > nr.now);
+    // ...and NC-aware TCP (lambda = 0.2) sends five times as fast as TCP-AP.
+    assert!(nc.now < ap.now);
+    let nc_gaps: Vec<Time> = nc.sent.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    let nc_mean = nc_gaps.iter().sum::<Time>() / nc_gaps.len() as Time;
+    let ap_mean = gaps.iter().sum::<Time>() / gaps.len() as Time;
+    assert!(nc_mean < ap_mean / 2, "{nc_mean} vs {ap_mean}");
+}
+
+#[test]
+fn path_hops_change_ap_spacing() {
+    // The same 40 ms RTT spread over 8 hops means shorter per-hop delays, so a
+    // shorter 4HPD and closer spacing than on the default 4 hops.
+    let run = |hops: Option<u32>| {
+        let mut p = Pipe::new(
+            &TcpConfig {
+                hops,
+                ..variant_cfg(TcpVariant::Ap, false, false)
+            },
+            20 * MILLIS,
+            100_000,
+            100_000,
+        );
+        if let Some(h) = hops {
+            p.snd.set_path_hops(h);
+        }
+        p.run(600 * SECOND);
+        assert!(p.done());
+        p.now
+    };
+    let four = run(None);
+    assert_eq!(run(Some(4)), four);
+    assert!(run(Some(8)) < four);
+}
+
+#[test]
+fn all_variants_repair_losses_deterministically() {
+    for variant in [
+        TcpVariant::Newreno,
+        TcpVariant::Few,
+        TcpVariant::Ap,
+        TcpVariant::NcAware,
+    ] {
+        for sack in [false, true] {
+            let run = || {
+                let mut rnd = lcg(7);
+                let mut p = Pipe::new(
+                    &variant_cfg(variant, sack, true),
+                    15 * MILLIS,
+                    200_000,
+                    400_000,
+                )
+                .with_drop(move |_, _| rnd() < 0.03);
+                p.run(900 * SECOND);
+                assert!(
+                    p.done(),
+                    "{variant:?} sack={sack}: stuck at {}",
+                    p.rcv.delivered_bytes()
+                );
+                (
+                    p.now,
+                    p.sent
+                        .iter()
+                        .map(|(t, h, d)| (*t, h.seq, h.len, *d))
+                        .collect::<Vec<_>>(),
+                    p.snd.stats().clone(),
+                )
+            };
+            let (t1, log1, st1) = run();
+            let (t2, log2, _) = run();
+            assert_eq!((t1, &log1), (t2, &log2), "{variant:?} sack={sack}");
+            assert!(st1.fast_retransmits > 0, "{variant:?} sack={sack}");
+            assert_eq!(st1.bytes_acked, 400_000);
+        }
+    }
+}
+
+#[test]
+fn newreno_partial_acks_work_under_pacing() {
+    // The three-losses-in-one-window case of NewReno, with TCP-AP: one recovery
+    // episode, each hole retransmitted once, no timeout.
+    let mut p = Pipe::new(
+        &variant_cfg(TcpVariant::NcAware, false, false),
+        50 * MILLIS,
+        100_000,
+        300_000,
+    )
+    .drop_first_tx(&LOST);
+    p.run(600 * SECOND);
+    assert!(p.done());
+    let st = p.snd.stats();
+    assert_eq!(
+        (st.timeouts, st.fast_retransmits, st.retransmissions),
+        (0, 1, 3)
+    );
+    recovery_episode(&p);
 }

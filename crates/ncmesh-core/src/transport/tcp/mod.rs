@@ -1,20 +1,24 @@
 //! TCP as plain state machines: no I/O and no clock. The simulator passes the
 //! current time (`now`, nanoseconds) into every call and asks for deadlines
-//! ([`TcpSender::rto_deadline`], [`TcpReceiver::delack_deadline`]) to schedule timers.
+//! ([`TcpSender::rto_deadline`], [`TcpSender::pacing_deadline`],
+//! [`TcpReceiver::delack_deadline`]) to schedule timers.
 //!
 //! The model: byte sequence numbers from 0 as `u64` (no wrap), the connection exists
 //! from creation (no handshake, no FIN), data segments carry at most one MSS, the
 //! receiving application reads in-order data immediately. Loss recovery is NewReno
 //! (RFC 6582) or, with `sack`, SACK-based (RFC 2018, RFC 6675); the RTO follows
 //! RFC 6298; window growth (RFC 5681) sits behind [`CongestionControl`] so other
-//! variants can replace it.
+//! variants replace it: TCP-FeW ([`few`]), TCP-AP and network-coding-aware TCP
+//! ([`ap`], rate pacing).
 //!
 //! One concept per file: [`segment`] (header), [`config`], [`rtt`] (RFC 6298),
-//! [`congestion`] (window growth), [`scoreboard`] (SACK scoreboard, RFC 6675
-//! helpers), [`sender`], [`receiver`].
+//! [`congestion`] (the variant seam and RFC 5681 growth), [`few`], [`ap`],
+//! [`scoreboard`] (SACK scoreboard, RFC 6675 helpers), [`sender`], [`receiver`].
 
+pub mod ap;
 pub mod config;
 pub mod congestion;
+pub mod few;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -24,8 +28,10 @@ pub mod sender;
 #[cfg(test)]
 mod harness;
 
-pub use config::TcpConfig;
+pub use ap::{Ap, ApParams};
+pub use config::{TcpConfig, DEFAULT_PATH_HOPS};
 pub use congestion::{CcAlgorithm, CongestionControl, Reno, Window};
+pub use few::Few;
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use rtt::RttEstimator;
 pub use scoreboard::Scoreboard;

@@ -15,7 +15,13 @@
 //!   NextSeg rules (1)-(4) including the rescue retransmission.
 //! - RFC 6298: RTO computation and backoff (in [`RttEstimator`]); one segment is
 //!   timed at a time and timing is abandoned whenever anything is retransmitted
-//!   (Karn); timer start/restart/stop per section 5.
+//!   (Karn); timer start/restart/stop per section 5. A variant may turn the backoff
+//!   off ([`CongestionControl::rto_backoff`], TCP-AP).
+//! - Paced variants ([`CongestionControl::pacing_release`]): no segment leaves before
+//!   the release time, except the fast retransmission and the first retransmission
+//!   after a timeout, which go at once (as in TCP-AP's ns-2 agent). Variants that ask
+//!   for it get an RTT sample with every new cumulative ACK, from a log of
+//!   transmission times ([`CongestionControl::on_ack_rtt`]).
 //!
 //! Sequence variables: `snd_una` (oldest unacknowledged byte, HighACK + 1 in RFC 6675
 //! terms), `snd_nxt` (next byte to send; below `snd_max` only while going back N
@@ -33,6 +39,7 @@ use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::segment::TcpHeader;
 use crate::engine::{to_secs, Time};
+use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Default)]
 pub struct TcpSenderStats {
@@ -94,12 +101,21 @@ pub struct TcpSender {
     high_rxt: u64,
     /// RFC 6675 RescueRxt, exclusive; `None` = undefined.
     rescue_rxt: Option<u64>,
+    /// The next segment is a fast retransmission or the first retransmission after a
+    /// timeout: it ignores pacing.
+    pace_exempt: bool,
+    /// For per-ACK RTT samples ([`CongestionControl::wants_ack_rtt`]): every
+    /// transmission not yet cumulatively acknowledged, as (end, sent at,
+    /// retransmission?), in sending order.
+    tx_log: Option<VecDeque<(u64, Time, bool)>>,
     stats: TcpSenderStats,
 }
 
 impl TcpSender {
     pub fn new(cfg: &TcpConfig) -> Self {
         let smss = cfg.smss().max(1);
+        let cc = CcAlgorithm::from_config(cfg);
+        let tx_log = cc.wants_ack_rtt().then(VecDeque::new);
         TcpSender {
             sack: cfg.sack,
             smss,
@@ -111,7 +127,7 @@ impl TcpSender {
             // first ACK says otherwise.
             rwnd: cfg.rcv_buffer as u64,
             win: Window::new(smss, cfg.initial_cwnd_segments),
-            cc: CcAlgorithm::new(cfg.variant),
+            cc,
             rtt: RttEstimator::new(cfg),
             rto_deadline: None,
             timed: None,
@@ -124,8 +140,18 @@ impl TcpSender {
             scoreboard: Scoreboard::new(),
             high_rxt: 0,
             rescue_rxt: None,
+            pace_exempt: false,
+            tx_log,
             stats: TcpSenderStats::default(),
         }
+    }
+
+    /// The connection's path has `hops` hops (TCP-AP's 4HPD estimate needs it; other
+    /// variants ignore it). Until called, [`TcpConfig::hops`] or
+    /// [`super::config::DEFAULT_PATH_HOPS`] applies. May be called again when the
+    /// route changes; later RTT samples use the new count.
+    pub fn set_path_hops(&mut self, hops: u32) {
+        self.cc.set_path_hops(hops.max(1));
     }
 
     // ----------------------------------------------------------------- ACK input
@@ -182,6 +208,24 @@ impl TcpSender {
                 self.cc.on_rtt_sample(now, r);
                 self.stats.rtt_samples += 1;
                 self.stats.rtt_sum_s += to_secs(r);
+            }
+        }
+        if let Some(log) = self.tx_log.as_mut() {
+            // The most recently sent transmission this ACK covers stands in for the
+            // segment whose timestamp the ACK would echo; none if it was a
+            // retransmission (Karn: it may have been the original that arrived).
+            let mut latest: Option<(Time, bool)> = None;
+            log.retain(|&(end, at, rtx)| {
+                if end > ack {
+                    return true;
+                }
+                if latest.is_none_or(|(t, _)| at >= t) {
+                    latest = Some((at, rtx));
+                }
+                false
+            });
+            if let Some((at, false)) = latest {
+                self.cc.on_ack_rtt(now, now.saturating_sub(at));
             }
         }
         self.snd_una = ack;
@@ -298,6 +342,7 @@ impl TcpSender {
     fn begin_recovery(&mut self, now: Time) {
         self.stats.fast_retransmits += 1;
         self.rtx_head = true;
+        self.pace_exempt = true;
         // Give the fast retransmission a full RTO, as BSD-derived stacks do.
         self.rto_deadline = Some(now + self.rtt.rto());
     }
@@ -328,8 +373,10 @@ impl TcpSender {
         self.rto_recovery = true;
         // Loss window.
         self.win.cwnd = self.cc.loss_window(&self.win);
-        // RFC 6298 (5.5): back off.
-        self.rtt.back_off();
+        // RFC 6298 (5.5): back off (unless the variant says not to).
+        if self.cc.rto_backoff() {
+            self.rtt.back_off();
+        }
         // RFC 6582 section 3.2 step 4 / RFC 6675 section 5.1: remember HighData and
         // leave any recovery; no new recovery until it is acknowledged.
         self.recover = self.snd_max;
@@ -339,8 +386,10 @@ impl TcpSender {
         // the go-back-N retransmission skips what they SACK.
         self.scoreboard.clear();
         self.high_rxt = self.snd_una;
-        // RFC 6298 (5.4): retransmit from the oldest unacknowledged byte (go-back-N).
+        // RFC 6298 (5.4): retransmit from the oldest unacknowledged byte (go-back-N),
+        // at once even for a paced variant.
         self.snd_nxt = self.snd_una;
+        self.pace_exempt = true;
         // Karn: nothing sent so far can be timed any more.
         self.timed = None;
         // RFC 6298 (5.6): restart the timer with the backed-off RTO.
@@ -353,9 +402,11 @@ impl TcpSender {
     /// bytes the application has written in total (`u64::MAX` for a bulk source).
     /// The returned header has `seq` and `len` set.
     pub fn next_segment(&mut self, now: Time, app_bytes: u64) -> Option<TcpHeader> {
-        if let Some(t) = self.cc.pacing_release() {
-            if now < t {
-                return None;
+        if !self.pace_exempt {
+            if let Some(t) = self.cc.pacing_release() {
+                if now < t {
+                    return None;
+                }
             }
         }
         if self.rtx_head {
@@ -488,6 +539,10 @@ impl TcpSender {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
+        self.pace_exempt = false;
+        if let Some(log) = self.tx_log.as_mut() {
+            log.push_back((seq + len, now, retransmission));
+        }
         self.cc.on_send(now, len as u32);
         TcpHeader::data(seq, len as u32)
     }
@@ -499,9 +554,16 @@ impl TcpSender {
         self.rto_deadline
     }
 
-    /// When a paced variant will next allow a segment; `None` without pacing.
+    /// When a paced variant will next allow a segment; `None` without pacing (or
+    /// before the first segment). May lie in the past: then pacing holds nothing back.
     pub fn pacing_deadline(&self) -> Option<Time> {
         self.cc.pacing_release()
+    }
+
+    /// A paced variant's current rate interval (the spacing the next segment would
+    /// get); `None` without pacing.
+    pub fn pacing_interval(&self) -> Option<Time> {
+        self.cc.pacing_interval()
     }
 
     pub fn stats(&self) -> &TcpSenderStats {
@@ -1044,5 +1106,219 @@ mod tests {
         s.on_ack(SECOND + 2, &sack_ack(5000, &[]));
         assert_eq!(s.rto_deadline(), None);
         assert_eq!(s.stats().fast_retransmits, 0);
+    }
+
+    // ------------------------------------------------------------- variants
+
+    use crate::scenario::schema::TcpVariant;
+    use crate::transport::tcp::ap::{Ap, ApParams};
+
+    fn ap_cfg(variant: TcpVariant, initial_interval: Time) -> TcpConfig {
+        TcpConfig {
+            variant,
+            ap: ApParams {
+                initial_interval,
+                ..ApParams::default()
+            },
+            ..cfg(false)
+        }
+    }
+
+    #[test]
+    fn ap_releases_one_segment_per_rate_interval() {
+        let mut s = TcpSender::new(&ap_cfg(TcpVariant::Ap, 50 * MILLIS));
+        assert_eq!(s.pacing_deadline(), None);
+        assert_eq!(s.pacing_interval(), Some(50 * MILLIS));
+        // A window of ten segments, but only one leaves now.
+        assert_eq!(drain(&mut s, 0, u64::MAX), segs(0, 1));
+        assert_eq!(s.pacing_deadline(), Some(50 * MILLIS));
+        assert_eq!(drain(&mut s, 50 * MILLIS - 1, u64::MAX), vec![]);
+        assert_eq!(drain(&mut s, 50 * MILLIS, u64::MAX), segs(1, 1));
+        assert_eq!(s.pacing_deadline(), Some(100 * MILLIS));
+        // A late timer releases one segment, and the next waits a full interval.
+        assert_eq!(drain(&mut s, 130 * MILLIS, u64::MAX), segs(2, 1));
+        assert_eq!(s.pacing_deadline(), Some(180 * MILLIS));
+        // NC-aware TCP: lambda (0.2) times the interval.
+        let mut s = TcpSender::new(&ap_cfg(TcpVariant::NcAware, 50 * MILLIS));
+        assert_eq!(drain(&mut s, 0, u64::MAX), segs(0, 1));
+        assert_eq!(s.pacing_deadline(), Some(10 * MILLIS));
+        // The other variants do not pace.
+        for v in [TcpVariant::Newreno, TcpVariant::Few] {
+            let mut s = TcpSender::new(&ap_cfg(v, 50 * MILLIS));
+            assert_eq!(drain(&mut s, 0, u64::MAX).len(), 10);
+            assert_eq!((s.pacing_deadline(), s.pacing_interval()), (None, None));
+        }
+    }
+
+    #[test]
+    fn ap_rate_interval_follows_per_ack_rtt_samples() {
+        let mut s = TcpSender::new(&ap_cfg(TcpVariant::Ap, MILLIS));
+        for i in 0..6 {
+            assert_eq!(drain(&mut s, i * MILLIS, u64::MAX), segs(i, 1));
+        }
+        // What the sender should feed TCP-AP: one sample per new ACK, from the most
+        // recently sent segment the ACK covers.
+        let mut model = Ap::new(
+            ApParams {
+                initial_interval: MILLIS,
+                ..ApParams::default()
+            },
+            1.0,
+            MSS,
+            4,
+        );
+        s.on_ack(80 * MILLIS, &ack(1000)); // segment 0, sent at 0
+        model.on_ack_rtt(0, 80 * MILLIS);
+        assert_eq!(s.pacing_interval(), Some(model.rate_interval()));
+        s.on_ack(131 * MILLIS, &ack(3000)); // delayed ACK: segment 2, sent at 2 ms
+        model.on_ack_rtt(0, 129 * MILLIS);
+        assert_eq!(s.pacing_interval(), Some(model.rate_interval()));
+        s.on_ack(140 * MILLIS, &ack(3000)); // duplicate: no sample
+        assert_eq!(s.pacing_interval(), Some(model.rate_interval()));
+        s.on_ack(150 * MILLIS, &ack(4000)); // segment 3, sent at 3 ms
+        model.on_ack_rtt(0, 147 * MILLIS);
+        assert_eq!(s.pacing_interval(), Some(model.rate_interval()));
+        assert!(model.cov_rtt() > 0.0);
+        // Only the one timed segment fed the RFC 6298 estimator.
+        assert_eq!(s.stats().rtt_samples, 1);
+        // The hop count reaches the estimator.
+        s.set_path_hops(8);
+        model.set_path_hops(8);
+        s.on_ack(200 * MILLIS, &ack(6000)); // segment 5, sent at 5 ms
+        model.on_ack_rtt(0, 195 * MILLIS);
+        assert_eq!(s.pacing_interval(), Some(model.rate_interval()));
+    }
+
+    #[test]
+    fn ap_takes_no_sample_from_a_retransmission() {
+        let mut s = TcpSender::new(&ap_cfg(TcpVariant::Ap, MILLIS));
+        assert_eq!(drain(&mut s, 0, u64::MAX), segs(0, 1));
+        s.on_rto(SECOND);
+        assert_eq!(drain(&mut s, SECOND, u64::MAX), vec![(0, 1000)]);
+        s.on_ack(SECOND + 80 * MILLIS, &ack(1000));
+        assert_eq!(
+            s.pacing_interval(),
+            Some(MILLIS),
+            "still the initial interval"
+        );
+        assert_eq!(drain(&mut s, SECOND + 80 * MILLIS, u64::MAX), segs(1, 1));
+        s.on_ack(SECOND + 160 * MILLIS, &ack(2000));
+        assert_ne!(s.pacing_interval(), Some(MILLIS));
+    }
+
+    #[test]
+    fn paced_fast_retransmission_is_not_held_back() {
+        for v in [TcpVariant::Ap, TcpVariant::NcAware] {
+            let mut s = TcpSender::new(&ap_cfg(v, 5 * MILLIS));
+            let mut t = 0;
+            for i in 0..10 {
+                assert_eq!(drain(&mut s, t, u64::MAX), segs(i, 1));
+                t = s.pacing_deadline().unwrap();
+            }
+            // Segment 0 lost; the duplicates arrive before the next release.
+            let now = t - 1;
+            for _ in 0..2 {
+                s.on_ack(now, &ack(0));
+                assert_eq!(drain(&mut s, now, u64::MAX), vec![]);
+            }
+            s.on_ack(now, &ack(0));
+            assert_eq!(s.recovery_state(), RecoveryState::FastRecovery);
+            assert_eq!(drain(&mut s, now, u64::MAX), vec![(0, 1000)]);
+            // Pacing resumes from the retransmission.
+            assert_eq!(
+                s.pacing_deadline(),
+                Some(now + s.pacing_interval().unwrap())
+            );
+        }
+    }
+
+    #[test]
+    fn every_variant_fast_retransmits_on_the_third_duplicate() {
+        for v in [
+            TcpVariant::Newreno,
+            TcpVariant::Few,
+            TcpVariant::Ap,
+            TcpVariant::NcAware,
+        ] {
+            let mut s = TcpSender::new(&ap_cfg(v, MILLIS));
+            for i in 0..10 {
+                drain(&mut s, i * MILLIS, u64::MAX);
+            }
+            assert_eq!(s.snd_max(), 10_000, "{v:?}");
+            for k in 1..=3 {
+                s.on_ack(10 * MILLIS, &ack(0));
+                assert_eq!(s.in_recovery(), k == 3, "{v:?} after {k} duplicates");
+            }
+            assert_eq!((s.ssthresh_bytes(), s.cwnd_bytes()), (5000, 8000), "{v:?}");
+            assert_eq!(drain(&mut s, 10 * MILLIS, u64::MAX)[0], (0, 1000), "{v:?}");
+            assert_eq!(s.stats().fast_retransmits, 1);
+            // Partial and full ACKs as in NewReno.
+            s.on_ack(20 * MILLIS, &ack(5000));
+            assert!(s.in_recovery());
+            s.on_ack(30 * MILLIS, &ack(10_000));
+            assert!(!s.in_recovery());
+            assert_eq!(
+                s.cwnd_bytes(),
+                2 * MSS,
+                "min(ssthresh, 0 + SMSS + SMSS) {v:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn ap_timeout_retransmits_at_once_without_backoff() {
+        let mut s = TcpSender::new(&ap_cfg(TcpVariant::Ap, 5 * SECOND));
+        assert_eq!(drain(&mut s, 0, u64::MAX), segs(0, 1));
+        assert_eq!(s.pacing_deadline(), Some(5 * SECOND));
+        let mut t = s.rto_deadline().unwrap();
+        for _ in 0..3 {
+            s.on_rto(t);
+            assert_eq!(s.rto(), SECOND, "no exponential backoff");
+            // Retransmitted although the pacing release is later.
+            assert_eq!(drain(&mut s, t, u64::MAX), vec![(0, 1000)]);
+            assert_eq!(drain(&mut s, t, u64::MAX), vec![]);
+            let next = s.rto_deadline().unwrap();
+            assert_eq!(next - t, SECOND);
+            t = next;
+        }
+        // NewReno still backs off.
+        let mut s = TcpSender::new(&ap_cfg(TcpVariant::Newreno, 5 * SECOND));
+        drain(&mut s, 0, 1000);
+        s.on_rto(SECOND);
+        assert_eq!(s.rto(), 2 * SECOND);
+    }
+
+    #[test]
+    fn few_grows_alpha_segments_per_window_in_congestion_avoidance() {
+        let mut s = TcpSender::new(&TcpConfig {
+            variant: TcpVariant::Few,
+            few_alpha: 0.1,
+            ..cfg(false)
+        });
+        drain(&mut s, 0, u64::MAX);
+        s.on_rto(SECOND);
+        assert_eq!((s.ssthresh_bytes(), s.cwnd_bytes()), (5000, MSS));
+        for i in 1..=4 {
+            s.on_ack(SECOND + i, &ack(i * MSS));
+        }
+        assert_eq!(s.cwnd_bytes(), 5000, "slow start as RFC 5681");
+        // Five ACKs (one window) in congestion avoidance: + 0.1 SMSS.
+        for i in 5..10 {
+            s.on_ack(SECOND + i, &ack(i * MSS));
+        }
+        assert!(
+            (5099..=5100).contains(&s.cwnd_bytes()),
+            "{}",
+            s.cwnd_bytes()
+        );
+        // Fast retransmit and NewReno recovery are unchanged.
+        drain(&mut s, 2 * SECOND, u64::MAX);
+        s.on_ack(2 * SECOND, &ack(10_000));
+        let max = s.snd_max();
+        for _ in 0..3 {
+            s.on_ack(2 * SECOND, &ack(10_000));
+        }
+        assert_eq!(s.recovery_state(), RecoveryState::FastRecovery);
+        assert_eq!(s.recover(), max);
     }
 }
