@@ -12,8 +12,16 @@ use std::time::Instant;
 fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(str::to_owned))
-        .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(str::to_owned)
+        })
+        .and_then(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse::<f64>().ok())
+        })
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
@@ -24,8 +32,14 @@ fn fail(msg: impl std::fmt::Display) -> ! {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let get = |k: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned();
-    let repeat: usize = get("--repeat").map_or(5, |v| v.parse().unwrap_or_else(|_| fail("--repeat N")));
+    let get = |k: &str| {
+        args.iter()
+            .position(|a| a == k)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let repeat: usize =
+        get("--repeat").map_or(5, |v| v.parse().unwrap_or_else(|_| fail("--repeat N")));
     let mut s = if let Some(f) = get("--file") {
         let text = std::fs::read_to_string(&f).unwrap_or_else(|e| fail(format!("{f}: {e}")));
         parse_toml(&text).unwrap_or_else(|e| fail(e))
@@ -33,8 +47,12 @@ fn main() {
         let i = args.iter().position(|a| a == "--build").unwrap() + 2;
         let mut o = BuildOptions::new();
         for kv in args[i..].iter().take_while(|a| !a.starts_with("--")) {
-            let (k, v) = kv.split_once('=').unwrap_or_else(|| fail(format!("expected key=value, got {kv}")));
-            let val = v.parse::<f64>().map_or(serde_json::Value::from(v), serde_json::Value::from);
+            let (k, v) = kv
+                .split_once('=')
+                .unwrap_or_else(|| fail(format!("expected key=value, got {kv}")));
+            let val = v
+                .parse::<f64>()
+                .map_or(serde_json::Value::from(v), serde_json::Value::from);
             o.set(k, val);
         }
         build(&kind, &o).unwrap_or_else(|e| fail(e))
@@ -47,7 +65,10 @@ fn main() {
     }
     if let Some(d) = get("--duration") {
         s.simulation.duration_s = d.parse().unwrap_or_else(|_| fail("--duration T"));
-        s.simulation.measure_start_s = s.simulation.measure_start_s.min(s.simulation.duration_s / 2.0);
+        s.simulation.measure_start_s = s
+            .simulation
+            .measure_start_s
+            .min(s.simulation.duration_s / 2.0);
     }
     let mut times = Vec::new();
     let mut last = None;
@@ -62,7 +83,12 @@ fn main() {
     let med = times[times.len() / 2];
     let frames: u64 = r.nodes.iter().map(|n| n.mac_frames_sent).sum();
     let total_gp: f64 = r.flows.iter().map(|f| f.goodput_kbps).sum();
-    let gp: Vec<String> = r.flows.iter().take(8).map(|f| format!("{:.1}", f.goodput_kbps)).collect();
+    let gp: Vec<String> = r
+        .flows
+        .iter()
+        .take(8)
+        .map(|f| format!("{:.1}", f.goodput_kbps))
+        .collect();
     println!(
         "nodes={} flows={} sim_s={} events={} frames={} goodput_kbps=[{}{}] total_kbps={:.1} \
          engine_ms min={:.2} median={:.2} max={:.2} ({} runs) ns/event={:.0} us/frame={:.2} peak_rss_mb={:.1}",

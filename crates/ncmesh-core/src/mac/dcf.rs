@@ -121,7 +121,11 @@ impl Dcf {
     /// (802.11-2016 10.3.2.3; NAV and response timeouts count as busy).
     pub fn idle_start(&self, busy_until: Time, p: &MacParams) -> Time {
         let t = &p.timing;
-        let mut s = busy_until.max(self.nav_until).max(self.timeout_end).max(self.access_request) + t.difs;
+        let mut s = busy_until
+            .max(self.nav_until)
+            .max(self.timeout_end)
+            .max(self.access_request)
+            + t.difs;
         if let Some(e) = self.rx_error_end {
             s = s.max(e + t.eifs);
         }

@@ -24,7 +24,6 @@ pub struct Scenario {
     pub flows: Vec<FlowCfg>,
 }
 
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SimulationCfg {

@@ -27,7 +27,12 @@ impl Sim {
                 rng: &mut nd.rng_scheme,
                 // The frame the MAC holds counts against the interface queue, as in
                 // ns-3's WifiMacQueue (it leaves the queue when acknowledged).
-                queue_capacity: self.queue_capacity.saturating_sub(nd.dcf.job.as_ref().map_or(0, |j| j.frame.body.packets.len())),
+                queue_capacity: self.queue_capacity.saturating_sub(
+                    nd.dcf
+                        .job
+                        .as_ref()
+                        .map_or(0, |j| j.frame.body.packets.len()),
+                ),
                 out: &mut out,
             };
             f(&mut *nd.scheme, &mut cx)
