@@ -31,7 +31,30 @@ PYCHECK
 
 echo "setup: installing Python dependencies"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-  "maturin>=1.7,<2" numpy pandas pyarrow matplotlib pytest
+  "maturin>=1.7,<2" numpy pandas pyarrow matplotlib pytest cvxpy ray
+
+# tshark reads the packet captures in tests/python/test_pcap.py (skipped without it):
+# installed only when missing, as root, with apt-get; never fails the set-up.
+if ! command -v tshark >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "setup: installing tshark (apt-get)"
+  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends tshark; } \
+    >/tmp/ncmesh-setup-tshark.log 2>&1 \
+    || echo "setup: could not install tshark (see /tmp/ncmesh-setup-tshark.log); the pcap tests will be skipped" >&2
+fi
+
+# Headless Chromium (Debian's `chromium`) renders report.html in the report tests. Installed
+# only when missing and apt-get can run as root; any failure just skips it (the tests then skip).
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "setup: installing chromium (apt-get)"
+  APT_LOG="$(mktemp)"
+  if ! { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=120 update -qq &&
+         DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=120 install -y -qq \
+           --no-install-recommends chromium fonts-dejavu-core fonts-liberation; } >"$APT_LOG" 2>&1 </dev/null; then
+    echo "setup: could not install chromium (the browser tests will be skipped):" >&2
+    tail -n 5 "$APT_LOG" >&2 || true
+  fi
+  rm -f "$APT_LOG"
+fi
 
 echo "setup: building and installing ncmesh (release)"
 export VIRTUAL_ENV="$VENV"

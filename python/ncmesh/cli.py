@@ -2,9 +2,10 @@
 
     ncmesh scenario KIND [options] [-o FILE]   print a complete scenario (TOML)
     ncmesh scenario --list                     list scenario kinds
-    ncmesh run FILE [--seed N] [--set k=v] [--json] [--out DIR]
+    ncmesh run FILE [--seed N] [--set k=v] [--json] [--out DIR] [--pcap DIR]
     ncmesh validate FILE [--set k=v]           print 'ok' or the error
-    ncmesh compare-ns3 [--seeds N] [--hops 1-8]
+    ncmesh compare-ns3 [--tags all] [--seeds 3] [--hops 1-8] [--csv FILE]
+    ncmesh sweep FILE [--out DIR] [--jobs N] [--ray [ADDRESS]]   parameter sweep (docs/sweeps.md)
 
 A bad scenario prints `error: <field>: <message>` on stderr and exits with status 2.
 """
@@ -67,17 +68,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--series", action="store_true", help="with --json: include the time series")
     p.add_argument("--out", metavar="DIR", help="write Parquet tables, scenario.toml and result.json to DIR")
+    p.add_argument("--pcap", metavar="DIR", help="write one 802.11 packet capture per node to DIR/node-<i>.pcap (docs/pcap.md)")
 
     p = sub.add_parser("validate", help="check a scenario file")
     p.add_argument("file", metavar="FILE", help="scenario TOML file, or - for standard input")
     _add_set(p)
 
-    p = sub.add_parser("compare-ns3", help="ncmesh vs ns-3 goodput on the chain topology")
-    p.add_argument("--hops", default="1-8", help="hop counts, e.g. 1-8 or 1,2,4 (default 1-8)")
-    p.add_argument("--seeds", type=int, default=1, help="seeds per hop count (default 1)")
+    p = sub.add_parser("compare-ns3", help="ncmesh vs ns-3 goodput on the chain and X topologies")
+    p.add_argument("--tags", default="all", help="anchor settings of validation/ns3/reference.csv, comma-separated "
+                   "(chain, chain-delack-off, chain-tworay, chain-per05, chain-per10, x, x-tworay; default all)")
+    p.add_argument("--hops", help="hop counts, e.g. 1-8 or 1,2,4 (default: those in the reference; X is 2 hops)")
+    p.add_argument("--seeds", type=int, default=3, help="seeds per hop count (default 3)")
     p.add_argument("--reference", metavar="CSV", help="ns-3 reference CSV (default validation/ns3/reference.csv if present)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once")
-    p.add_argument("--csv", metavar="FILE", help="also write the comparison table as CSV")
+    p.add_argument("--csv", metavar="FILE", help="write one row per (tag, hops, seed) as CSV")
+    p.add_argument("--summary-csv", metavar="FILE", help="write one row per (tag, hops) as CSV")
+
+    from .sweep.cli import add_parser as add_sweep_parser
+    add_sweep_parser(sub)
+    from .analysis.cli import add_parsers as add_analysis_parsers
+    from .experiments.cli import add_parser as add_reproduce_parser
+    from .report.cli import add_parser as add_report_parser
+    add_analysis_parsers(sub)       # table, plot
+    add_report_parser(sub)          # report
+    add_reproduce_parser(sub)       # reproduce
     return parser
 
 
@@ -127,7 +141,10 @@ def cmd_run(args) -> int:
     from .result import RunResult
 
     sc = _load(args.file, args.overrides)
-    result = RunResult(_core.run(sc.to_dict(), args.seed))
+    if args.pcap:
+        result = RunResult(_core.run(sc.to_dict(), args.seed, args.pcap))
+    else:
+        result = RunResult(_core.run(sc.to_dict(), args.seed))
     if args.out:
         result.write(args.out)
     if args.json:
@@ -136,6 +153,8 @@ def cmd_run(args) -> int:
         print(result.summary())
         if args.out:
             print(f"tables written to {args.out}")
+        if args.pcap:
+            print(f"packet captures written to {args.pcap}")
     return 0
 
 
@@ -146,19 +165,12 @@ def cmd_validate(args) -> int:
 
 
 def cmd_compare_ns3(args) -> int:
-    from .validation import compare_ns3, format_comparison, parse_hops, write_comparison_csv
+    from .validation import cli_compare_ns3
 
     try:
-        hops = parse_hops(args.hops)
+        return cli_compare_ns3(args)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if args.seeds < 1:
-        raise UsageError("--seeds must be at least 1")
-    rows = compare_ns3(hops, seeds=args.seeds, reference=args.reference, jobs=args.jobs)
-    print(format_comparison(rows))
-    if args.csv:
-        write_comparison_csv(rows, args.csv)
-    return 0
 
 
 class UsageError(Exception):
@@ -166,6 +178,22 @@ class UsageError(Exception):
 
 
 COMMANDS = {"scenario": cmd_scenario, "run": cmd_run, "validate": cmd_validate, "compare-ns3": cmd_compare_ns3}
+
+
+def cmd_sweep(args) -> int:
+    from .sweep.cli import cmd_sweep as sweep_command
+    return sweep_command(args)
+
+
+COMMANDS["sweep"] = cmd_sweep
+
+
+def cmd_handler(args) -> int:
+    """table, plot, report, reproduce: each parser sets its handler."""
+    return args.handler(args)
+
+
+COMMANDS.update(dict.fromkeys(("table", "plot", "report", "reproduce"), cmd_handler))
 
 
 def main(argv: list[str] | None = None) -> int:

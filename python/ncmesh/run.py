@@ -25,15 +25,19 @@ def run(
     scenario: Scenario | dict | str | os.PathLike,
     seed: int | None = None,
     overrides: dict[str, Any] | None = None,
+    pcap_dir: str | os.PathLike | None = None,
 ) -> RunResult:
     """Runs one simulation and returns its RunResult.
 
     `seed` replaces simulation.seed; `overrides` maps dotted keys ('mac.queue_packets',
     'flows.0.dst') to values, applied before validation. Raises ScenarioError for an
     invalid scenario. The GIL is released while the simulation runs, so threads can
-    run several at once.
+    run several at once. With `pcap_dir`, one packet capture per node is written
+    there (DIR/node-<i>.pcap, created if needed; see docs/pcap.md).
     """
     sc = as_scenario(scenario)
     if overrides:
         sc = sc.copy().update(overrides)
-    return RunResult(_core.run(sc.to_dict(), seed))
+    if pcap_dir is None:
+        return RunResult(_core.run(sc.to_dict(), seed))
+    return RunResult(_core.run(sc.to_dict(), seed, os.fspath(pcap_dir)))

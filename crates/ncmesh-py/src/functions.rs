@@ -56,19 +56,30 @@ pub fn version() -> &'static str {
 
 /// Runs one simulation. Returns the result as a dict plus key "scenario" (the resolved
 /// scenario that ran). The GIL is released while the simulation runs.
+/// With `pcap_dir`, the run is traced and one packet capture per node is written there
+/// (sim::pcap; an OSError if that fails).
 #[pyfunction]
-#[pyo3(signature = (scenario, seed = None))]
-pub fn run<'py>(scenario: &Bound<'py, PyAny>, seed: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
+#[pyo3(signature = (scenario, seed = None, pcap_dir = None))]
+pub fn run<'py>(
+    scenario: &Bound<'py, PyAny>,
+    seed: Option<u64>,
+    pcap_dir: Option<std::path::PathBuf>,
+) -> PyResult<Bound<'py, PyAny>> {
     let py = scenario.py();
     let mut s = scenario_from_py(scenario)?;
     if let Some(seed) = seed {
         s.simulation.seed = seed;
     }
     // The panic message is read on the thread that panicked (inside `detach`).
-    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| sim::run(&s))).map_err(|p| panic_message(p.as_ref())));
+    let run = || match &pcap_dir {
+        None => sim::run(&s).map_err(sim::pcap::PcapRunError::Scenario),
+        Some(dir) => sim::pcap::run_with_pcaps(&s, dir),
+    };
+    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(run)).map_err(|p| panic_message(p.as_ref())));
     let result = match outcome {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => return Err(scenario_error(py, &e)),
+        Ok(Err(sim::pcap::PcapRunError::Scenario(e))) => return Err(scenario_error(py, &e)),
+        Ok(Err(sim::pcap::PcapRunError::Io(e))) => return Err(e.into()),
         Err(message) => return Err(internal_error(message)),
     };
     let out = to_py(py, &result)?;

@@ -1,0 +1,105 @@
+"""`ncmesh sweep FILE [--out DIR] [--jobs N] [--ray [ADDRESS]]`.
+
+Exit status: 0 if every run is done, 1 if any run failed (see DIR/errors/), 2 for a bad
+sweep file or command line (one line, `error: <field>: <message>`), 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+EXIT_OK, EXIT_FAILED_RUNS, EXIT_USER_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Adds the `sweep` subcommand to the `ncmesh` command's subparsers."""
+    p = sub.add_parser("sweep", help="run a parameter sweep (grid x seeds) into a Parquet results directory",
+                       description="Runs every run of a sweep file that is not done yet in the results "
+                                   "directory (see docs/sweeps.md). Exit status 1 if any run failed.")
+    p.add_argument("file", metavar="FILE", help="sweep file (TOML)")
+    p.add_argument("--out", metavar="DIR", help="results directory (default results/<name>)")
+    p.add_argument("--jobs", "-j", type=int, metavar="N",
+                   help="worker processes (default: all cores)")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="run on Ray: a local instance, or the cluster at ADDRESS (e.g. auto, "
+                        "ray://head:10001; DIR must be on a shared filesystem)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="only check the file and print how many runs there are and how many are done")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
+    return p
+
+
+def cmd_sweep(args) -> int:
+    from .spec import SweepError, load_sweep
+
+    try:
+        sweep = load_sweep(args.file)
+        if args.jobs is not None and args.jobs < 1:
+            raise SweepError("--jobs", f"{args.jobs} is not allowed: expected at least 1")
+        if args.dry_run:
+            return _dry_run(sweep, args.out)
+    except SweepError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USER_ERROR
+
+    from .runner import RayUnavailable, run_sweep
+
+    previous = _sigterm_as_interrupt()
+    try:
+        report = run_sweep(sweep, args.out, jobs=args.jobs, ray=args.ray, progress=not args.quiet)
+    except RayUnavailable as e:
+        print(f"error: --ray: {e}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print(f"\nsweep {sweep.name}: interrupted; finished runs are kept, run the same command "
+              "again to compute the missing ones", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+    out = report.out_dir
+    timing = f"{report.wall_s:.1f} s"
+    if report.done + report.failed:
+        overhead = max(0.0, 1.0 - report.sim_s / (report.jobs * report.wall_s)) if report.wall_s > 0 else 0.0
+        timing += (f" (simulation {report.sim_s:.2f} s on {report.jobs} workers: "
+                   f"harness overhead {100 * overhead:.0f}%)")
+    print(f"sweep {sweep.name}: {report.total} runs: {report.done} done now, {report.skipped} done "
+          f"before, {report.failed} failed, {timing}; results in {out}")
+    if report.failed:
+        for key, message in list(report.errors.items())[:5]:
+            print(f"  failed {key}: {message}", file=sys.stderr)
+        more = report.failed - min(report.failed, 5)
+        tail = f" (and {more} more)" if more else ""
+        print(f"sweep {sweep.name}: {report.failed} runs failed{tail}; see {out}/errors/", file=sys.stderr)
+        return EXIT_FAILED_RUNS
+    return EXIT_OK
+
+
+def _dry_run(sweep, out_dir) -> int:
+    from pathlib import Path
+
+    from .store import done_keys
+
+    runs = sweep.runs()
+    out = Path(out_dir) if out_dir else Path("results") / sweep.name
+    done = done_keys(out)
+    keys = {r.key for r in runs}
+    bad = sum(1 for r in runs if r.error)
+    print(f"sweep {sweep.name}: {len(keys)} runs ({len(sweep.seeds)} seeds x "
+          f"{len(runs) // len(sweep.seeds)} grid points), {len(keys & done)} done in {out}"
+          + (f", {bad} invalid (they will fail)" if bad else ""))
+    return EXIT_OK
+
+
+def _sigterm_as_interrupt():
+    """`kill PID` stops a sweep like Ctrl-C (workers stopped, finished runs kept)."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        return None

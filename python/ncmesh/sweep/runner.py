@@ -1,0 +1,416 @@
+"""`run_sweep()`: runs the missing runs of a sweep on a process pool or on Ray.
+
+The parent expands the sweep, skips the runs already done (DIR/runs/<key>.parquet
+exists), hands batches of runs to the workers, counts what comes back and prints a
+progress line. The workers write every file themselves.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from .. import _core
+from .spec import RunSpec, Sweep, load_sweep
+from .store import Context, done_keys, prepare, remove_stale_temporaries, write_error
+from .worker import Outcome, init_worker, run_batch
+
+# A batch should keep a worker busy for about this long: long enough that the cost of a
+# task (pickling, a round trip) is small, short enough for smooth progress and load balance.
+BATCH_TARGET_S = 0.25
+MAX_BATCH = 64
+
+
+class RayUnavailable(RuntimeError):
+    """Ray is not installed, or the cluster cannot be reached."""
+
+
+@dataclass
+class SweepReport:
+    """What `run_sweep` did. done: runs computed now; skipped: already done before;
+    failed: runs that failed (see DIR/errors/); wall_s: elapsed seconds."""
+
+    done: int
+    skipped: int
+    failed: int
+    wall_s: float
+    total: int = 0
+    sim_s: float = 0.0                 # summed time inside the simulator (all workers)
+    jobs: int = 1
+    errors: dict[str, str] = field(default_factory=dict)   # run key -> one-line error
+    out_dir: Path | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0
+
+
+class Progress:
+    """The progress line: runs done / total, failed, elapsed, ETA (on stderr)."""
+
+    def __init__(self, name: str, total: int, skipped: int, enabled: bool, stream=None):
+        self.name, self.total, self.skipped = name, total, skipped
+        self.enabled = enabled
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.done = self.failed = 0
+        self.width = 0
+
+    def line(self) -> str:
+        finished = self.done + self.failed
+        remaining = self.total - self.skipped - finished
+        elapsed = time.monotonic() - self.start
+        eta = "?"
+        if finished and remaining:
+            eta = _clock(elapsed / finished * remaining)
+        elif not remaining:
+            eta = "0:00"
+        before = f" ({self.skipped} done before)" if self.skipped else ""
+        return (f"sweep {self.name}: {self.skipped + self.done}/{self.total} runs done{before}, "
+                f"{self.failed} failed, {_clock(elapsed)} elapsed, ETA {eta}")
+
+    def update(self, done: int, failed: int, force: bool = False) -> None:
+        self.done, self.failed = done, failed
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not force and now - self.last < (0.2 if self.tty else 10.0):
+            return
+        self.last = now
+        text = self.line()
+        if self.tty:
+            pad = max(0, self.width - len(text))
+            self.width = len(text)
+            self.stream.write("\r" + text + " " * pad)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.update(self.done, self.failed, force=True)
+            if self.tty:
+                self.stream.write("\n")
+                self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+class _Batcher:
+    """Cuts the pending runs into batches sized from the measured time per run."""
+
+    def __init__(self, runs: Iterable[RunSpec], workers: int):
+        self.pending: deque[tuple[RunSpec, bool]] = deque((r, False) for r in runs)
+        self.workers = max(1, workers)
+        self.measured_s = 0.0
+        self.measured_n = 0
+
+    def record(self, outcomes: list[Outcome]) -> None:
+        for o in outcomes:
+            self.measured_s += o.total_s
+            self.measured_n += 1
+
+    def next(self) -> tuple[list[RunSpec], bool]:
+        """The next batch and whether it is a retry (retries go one run at a time)."""
+        spec, retry = self.pending.popleft()
+        if retry:
+            return [spec], True
+        size = 1
+        if self.measured_n:
+            per_run = max(self.measured_s / self.measured_n, 1e-6)
+            size = int(BATCH_TARGET_S / per_run)
+            # Leave enough batches for every worker to the end (load balance).
+            size = min(size, math.ceil(len(self.pending) / (2 * self.workers)))
+            size = max(1, min(MAX_BATCH, size))
+        batch = [spec]
+        while len(batch) < size and self.pending and not self.pending[0][1]:
+            batch.append(self.pending.popleft()[0])
+        return batch, False
+
+    def retry_first(self, specs: list[RunSpec]) -> None:
+        for spec in reversed(specs):
+            self.pending.appendleft((spec, True))
+
+
+class _Tally:
+    def __init__(self, out: Path, ctx: Context, progress: Progress):
+        self.out, self.ctx, self.progress = out, ctx, progress
+        self.done = self.failed = 0
+        self.sim_s = 0.0
+        self.errors: dict[str, str] = {}
+
+    def add(self, outcomes: list[Outcome]) -> None:
+        for o in outcomes:
+            self.sim_s += o.sim_s
+            if o.ok:
+                self.done += 1
+            else:
+                self.failed += 1
+                self.errors[o.key] = o.error or "failed"
+        self.progress.update(self.done, self.failed)
+
+    def lost(self, specs: list[RunSpec], why: str) -> None:
+        """Runs whose worker died: failed unless their files made it to disk."""
+        done = done_keys(self.out)
+        outcomes = []
+        for spec in specs:
+            if spec.key in done:
+                outcomes.append(Outcome(spec.key, True, None, 0.0, 0.0))
+                continue
+            try:
+                write_error(self.ctx, spec.key, spec.seed, spec.params, why, "WorkerDied", spec.scenario)
+            except OSError:
+                pass
+            outcomes.append(Outcome(spec.key, False, why, 0.0, 0.0))
+        self.add(outcomes)
+
+
+def _not_done(specs: list[RunSpec], out: Path) -> list[RunSpec]:
+    done = done_keys(out)
+    return [s for s in specs if s.key not in done]
+
+
+def run_sweep(
+    sweep: Sweep | str | os.PathLike | dict,
+    out_dir: str | os.PathLike | None = None,
+    jobs: int | None = None,
+    ray: Any = None,
+    progress: bool = True,
+) -> SweepReport:
+    """Runs every run of `sweep` that is not done yet in `out_dir` (default
+    results/<name>) and returns a SweepReport.
+
+    jobs: worker processes (default: all cores; with Ray: the CPUs of a local instance).
+    ray: None = local process pool; True or "local" = start a local Ray instance; any
+    other string = the address of a running Ray cluster (e.g. "auto", "ray://host:10001";
+    DIR must then be on a filesystem shared by all nodes). A failed run is recorded in
+    DIR/errors/ and counted; the sweep goes on. Ctrl-C stops the workers; finished runs
+    stay on disk, and calling run_sweep again computes only the missing ones.
+    """
+    if _in_worker_main_import():
+        raise RuntimeError(
+            "run_sweep() was called while a worker process was importing the main module: "
+            "call it under `if __name__ == \"__main__\":` (worker processes import the main "
+            "script, as with any multiprocessing code that does not fork)")
+    t0 = time.monotonic()
+    if not isinstance(sweep, Sweep):
+        sweep = load_sweep(sweep)
+    if jobs is not None and jobs < 1:
+        raise ValueError("jobs must be at least 1")
+    out = Path(out_dir) if out_dir is not None else Path("results") / sweep.name
+    specs = sweep.runs()
+    # Two grid points may resolve to the same scenario: it runs (and is stored) once.
+    unique: dict[str, RunSpec] = {}
+    for s in specs:
+        unique.setdefault(s.key, s)
+    total = len(unique)
+
+    out = prepare(out, sweep.to_toml()).resolve()
+    remove_stale_temporaries(out)
+    done_before = done_keys(out)
+    todo = [s for s in unique.values() if s.key not in done_before]
+    skipped = total - len(todo)
+
+    ctx = Context(out_dir=str(out), sweep=sweep.name, params=sweep.params,
+                  param_types=dict(sweep.param_types), version=_core.version())
+    workers = jobs or os.cpu_count() or 1
+    bar = Progress(sweep.name, total, skipped, progress)
+    tally = _Tally(out, ctx, bar)
+    if todo:
+        bar.update(0, 0, force=True)
+    try:
+        if todo:
+            if ray is None or ray is False:
+                workers = min(workers, len(todo))
+                _run_pool(todo, ctx, workers, tally)
+            else:
+                workers = _run_ray(todo, ctx, jobs, ray, tally)
+    finally:
+        bar.close()
+    return SweepReport(done=tally.done, skipped=skipped, failed=tally.failed,
+                       wall_s=time.monotonic() - t0, total=total, sim_s=tally.sim_s,
+                       jobs=workers, errors=tally.errors, out_dir=out)
+
+
+# ---------------------------------------------------------------- process pool
+
+
+# A pool that breaks this many times in a row without finishing any batch is given up.
+MAX_BREAKS_WITHOUT_PROGRESS = 3
+
+
+def _in_worker_main_import() -> bool:
+    """True inside a worker's start-up re-import of the parent's main script."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name in ("_fixup_main_from_path", "_fixup_main_from_name") and "multiprocessing" in code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
+
+def _pool(workers: int):
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    # forkserver: workers are forked from a clean server process that has already
+    # imported the simulator and pyarrow, so they start fast and never inherit the
+    # parent's threads (fork after pyarrow/pandas use can deadlock).
+    try:
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["ncmesh.sweep._preload"])
+    except ValueError:
+        ctx = mp.get_context("spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init_worker)
+
+
+def _stop_pool(pool) -> None:
+    """Cancels what has not started and terminates the workers (Ctrl-C)."""
+    procs = dict(getattr(pool, "_processes", None) or {})
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs.values():
+        try:
+            p.terminate()
+        except Exception:  # noqa: BLE001
+            pass
+    for p in procs.values():
+        try:
+            p.join(timeout=5)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _run_pool(todo: list[RunSpec], ctx: Context, workers: int, tally: _Tally) -> None:
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    batcher = _Batcher(todo, workers)
+    pool = _pool(workers)
+    inflight: dict = {}
+    breaks = 0
+    try:
+        while batcher.pending or inflight:
+            while batcher.pending and len(inflight) < 2 * workers:
+                batch, retry = batcher.next()
+                inflight[pool.submit(run_batch, batch, ctx)] = (batch, retry)
+            finished, _ = wait(list(inflight), timeout=1.0, return_when=FIRST_COMPLETED)
+            broken = False
+            for fut in finished:
+                batch, retry = inflight.pop(fut)
+                try:
+                    outcomes = fut.result()
+                except BrokenProcessPool:
+                    broken = True
+                    _lost(batch, retry, batcher, tally, ctx)
+                    continue
+                except Exception as e:  # noqa: BLE001 - e.g. a batch that cannot be pickled
+                    tally.lost(batch, f"worker task failed: {' '.join(str(e).split()) or type(e).__name__}")
+                    continue
+                batcher.record(outcomes)
+                tally.add(outcomes)
+                breaks = 0
+            if not finished:
+                tally.progress.update(tally.done, tally.failed)
+            if broken:
+                breaks += 1
+                if breaks >= MAX_BREAKS_WITHOUT_PROGRESS:
+                    raise RuntimeError(
+                        "the worker processes keep dying before finishing any run (out of memory? "
+                        "a script that calls run_sweep without `if __name__ == \"__main__\":`?)")
+                # Every other batch in flight died with the pool: retry those runs one by one.
+                for fut, (batch, retry) in list(inflight.items()):
+                    _lost(batch, retry, batcher, tally, ctx)
+                inflight.clear()
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = _pool(workers)
+    except BaseException:
+        _stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _lost(batch: list[RunSpec], retry: bool, batcher: _Batcher, tally: _Tally, ctx: Context) -> None:
+    missing = _not_done(batch, Path(ctx.out_dir))
+    keys = {s.key for s in missing}
+    tally.add([Outcome(s.key, True, None, 0.0, 0.0) for s in batch if s.key not in keys])
+    if retry:
+        tally.lost(missing, "worker process died while running this scenario")
+    else:
+        batcher.retry_first(missing)
+
+
+# ---------------------------------------------------------------- Ray
+
+
+def _run_ray(todo: list[RunSpec], ctx: Context, jobs: int | None, address: Any, tally: _Tally) -> int:
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable("Ray is not installed: pip install 'ncmesh[ray]' (or pip install ray)") from None
+
+    started = False
+    if not ray.is_initialized():
+        kwargs = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+        local = address is True or address in ("local", "")
+        try:
+            if local:
+                ray.init(address="local", num_cpus=jobs or os.cpu_count() or 1, **kwargs)
+            else:
+                ray.init(address=str(address), **kwargs)
+        except Exception as e:  # noqa: BLE001 - connection refused, bad address, ...
+            where = "start a local Ray instance" if local else f"connect to the Ray cluster at {address}"
+            raise RayUnavailable(f"could not {where}: {' '.join(str(e).split()) or type(e).__name__}") from None
+        started = True
+    try:
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        remote = ray.remote(num_cpus=1, max_retries=3)(run_batch)
+        batcher = _Batcher(todo, workers)
+        inflight: dict = {}
+        try:
+            while batcher.pending or inflight:
+                while batcher.pending and len(inflight) < 2 * workers:
+                    batch, retry = batcher.next()
+                    inflight[remote.remote(batch, ctx)] = (batch, retry)
+                ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
+                for ref in ready:
+                    batch, retry = inflight.pop(ref)
+                    try:
+                        outcomes = ray.get(ref)
+                    except Exception as e:  # noqa: BLE001 - a worker or node lost for good
+                        why = f"Ray task failed: {' '.join(str(e).split())[:300] or type(e).__name__}"
+                        missing = _not_done(batch, Path(ctx.out_dir))
+                        keys = {s.key for s in missing}
+                        tally.add([Outcome(s.key, True, None, 0.0, 0.0) for s in batch if s.key not in keys])
+                        tally.lost(missing, why)
+                        continue
+                    batcher.record(outcomes)
+                    tally.add(outcomes)
+                if not ready:
+                    tally.progress.update(tally.done, tally.failed)
+        except BaseException:
+            for ref in inflight:
+                try:
+                    ray.cancel(ref, force=True)
+                except Exception:  # noqa: BLE001
+                    pass
+            raise
+        return workers
+    finally:
+        if started:
+            ray.shutdown()
