@@ -28,6 +28,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true",
                    help="only check the file and print how many runs there are and how many are done")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
+    p.add_argument("--fsync", action="store_true",
+                   help="fsync every result file before it counts as done (survives power loss, "
+                        "not only killed processes; slower)")
     return p
 
 
@@ -48,7 +51,8 @@ def cmd_sweep(args) -> int:
 
     previous = _sigterm_as_interrupt()
     try:
-        report = run_sweep(sweep, args.out, jobs=args.jobs, ray=args.ray, progress=not args.quiet)
+        report = run_sweep(sweep, args.out, jobs=args.jobs, ray=args.ray, progress=not args.quiet,
+                           fsync=args.fsync)
     except RayUnavailable as e:
         print(f"error: --ray: {e}", file=sys.stderr)
         return EXIT_USER_ERROR

@@ -190,6 +190,7 @@ def run_sweep(
     jobs: int | None = None,
     ray: Any = None,
     progress: bool = True,
+    fsync: bool = False,
 ) -> SweepReport:
     """Runs every run of `sweep` that is not done yet in `out_dir` (default
     results/<name>) and returns a SweepReport.
@@ -226,7 +227,7 @@ def run_sweep(
     skipped = total - len(todo)
 
     ctx = Context(out_dir=str(out), sweep=sweep.name, params=sweep.params,
-                  param_types=dict(sweep.param_types), version=_core.version())
+                  param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync)
     workers = jobs or os.cpu_count() or 1
     bar = Progress(sweep.name, total, skipped, progress)
     tally = _Tally(out, ctx, bar)
