@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -23,16 +25,25 @@ count = 2
 """
 
 
-def test_ray_gives_the_same_tables_as_the_pool(tmp_path, cli):
-    path = tmp_path / "s.toml"
-    path.write_text(SWEEP)
+CHAIN_HOPS = Path(__file__).resolve().parents[2] / "examples" / "sweeps" / "chain-hops.toml"
+
+
+@pytest.mark.parametrize("which", ["grid", "chain-hops"])
+def test_ray_gives_the_same_tables_as_the_pool(tmp_path, cli, which):
+    # "chain-hops": the chain over 1-8 hops x 5 seeds, 60 s each (40 runs).
+    if which == "grid":
+        path = tmp_path / "s.toml"
+        path.write_text(SWEEP)
+    else:
+        path = CHAIN_HOPS
     sweep = load_sweep(path)
+    n = len(sweep.runs())
     pool = run_sweep(sweep, tmp_path / "pool", jobs=2, progress=False)
-    assert (pool.done, pool.failed) == (8, 0)
+    assert (pool.done, pool.failed) == (n, 0)
 
     p = cli("sweep", str(path), "--out", str(tmp_path / "ray"), "--ray", "--jobs", "2")
     assert p.returncode == 0, p.stderr
-    assert "8 done now" in p.stdout
+    assert f"{n} done now" in p.stdout
 
     for table in ("flows", "nodes", "runs"):
         sort = {"flows": ["run_key", "flow"], "nodes": ["run_key", "node"], "runs": ["run_key"]}[table]
