@@ -31,7 +31,7 @@ PYCHECK
 
 echo "setup: installing Python dependencies"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-  "maturin>=1.7,<2" numpy pandas pyarrow matplotlib pytest cvxpy ray
+  "maturin>=1.7,<2" numpy pandas pyarrow matplotlib pytest cvxpy ray duckdb polars
 
 # tshark reads the packet captures in tests/python/test_pcap.py (skipped without it):
 # installed only when missing, as root, with apt-get; never fails the set-up.

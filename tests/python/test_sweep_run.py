@@ -88,7 +88,7 @@ def test_results_tables(chain_sweep):
     assert mine.goodput_kbps.tolist() == single.flows.goodput_kbps.tolist()
 
 
-def test_readable_by_pandas_and_duckdb(chain_sweep):
+def test_readable_by_pandas_duckdb_and_polars(chain_sweep):
     _, _, out, _ = chain_sweep
     flows = pd.read_parquet(out / "flows")
     assert len(flows) == 8 and flows.hops.dtype == "int64"
@@ -101,6 +101,9 @@ def test_readable_by_pandas_and_duckdb(chain_sweep):
     assert rows[0][2] > rows[3][2]   # one hop is faster than four
     n = duckdb.sql(f"SELECT count(*) FROM read_parquet('{out}/node_series/*.parquet')").fetchall()[0][0]
     assert n == len(pd.read_parquet(out / "node_series"))
+    pl = pytest.importorskip("polars")
+    lf = pl.read_parquet(f"{out}/flows/*.parquet")
+    assert lf.height == 8 and sorted(set(lf["hops"].to_list())) == [1, 2, 3, 4]
 
 
 def test_rerun_computes_nothing(chain_sweep):
