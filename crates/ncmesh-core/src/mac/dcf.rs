@@ -19,6 +19,8 @@ pub struct MacParams {
     pub short_attempts: u32,
     /// Max transmission attempts for frames sent after RTS/CTS.
     pub long_attempts: u32,
+    /// CW back to CWmin after a drop at the retry limit (802.11); ns-3 keeps it.
+    pub cw_reset_after_drop: bool,
 }
 
 impl MacParams {
@@ -33,6 +35,7 @@ impl MacParams {
             rts_threshold: cfg.rts_threshold_bytes,
             short_attempts: s,
             long_attempts: l,
+            cw_reset_after_drop: cfg.cw_reset_after_drop,
         }
     }
 }
@@ -186,7 +189,8 @@ impl Dcf {
     }
 
     /// Failed attempt: doubles CW (up to CWmax) and counts a retry. Returns true when
-    /// the frame must be dropped (attempts exhausted); then CW is reset.
+    /// the frame must be dropped (attempts exhausted); then CW is reset (10.3.3) unless
+    /// `cw_reset_after_drop` is off.
     pub fn on_failure(&mut self, rng: &mut Rng, p: &MacParams, long: bool) -> bool {
         let job = self
             .job
@@ -201,7 +205,9 @@ impl Dcf {
         };
         let give_up = count >= limit;
         if give_up {
-            self.cw = p.timing.cw_min;
+            if p.cw_reset_after_drop {
+                self.cw = p.timing.cw_min;
+            }
         } else {
             self.cw = (2 * (self.cw + 1) - 1).min(p.timing.cw_max);
         }
@@ -301,14 +307,7 @@ mod tests {
         let mut rng = Rng::stream(1, 0, StreamPurpose::Backoff);
         d.load(OutFrame {
             mac_rx: 1,
-            body: crate::mac::frame::DataBody {
-                intended: Default::default(),
-                packets: Default::default(),
-                msdu_bytes: 100,
-                header_bytes: 0,
-                tag: 0,
-                coded_payload: None,
-            },
+            body: empty_body(),
         });
         let mut cws = vec![d.cw];
         for attempt in 1..7 {
@@ -325,6 +324,32 @@ mod tests {
             "7th failed attempt drops the frame"
         );
         assert_eq!(d.cw, 31);
+        // ns-3 3.44's behaviour: the CW stays where it was after the drop
+        let keep = MacParams {
+            cw_reset_after_drop: false,
+            ..p.clone()
+        };
+        let mut d = Dcf::new(&keep);
+        d.load(OutFrame {
+            mac_rx: 1,
+            body: empty_body(),
+        });
+        for _ in 0..6 {
+            d.on_failure(&mut rng, &keep, false);
+        }
+        assert!(d.on_failure(&mut rng, &keep, false));
+        assert_eq!(d.cw, 1023);
+    }
+
+    fn empty_body() -> crate::mac::frame::DataBody {
+        crate::mac::frame::DataBody {
+            intended: Default::default(),
+            packets: Default::default(),
+            msdu_bytes: 100,
+            header_bytes: 0,
+            tag: 0,
+            coded_payload: None,
+        }
     }
 
     #[test]

@@ -172,6 +172,11 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "short_retry_limit", c.short_retry_limit.to_string());
     kv(&mut o, "long_retry_limit", c.long_retry_limit.to_string());
     kv(&mut o, "retransmissions", c.retransmissions.to_string());
+    kv(
+        &mut o,
+        "cw_reset_after_drop",
+        c.cw_reset_after_drop.to_string(),
+    );
     kv(&mut o, "queue_packets", c.queue_packets.to_string());
     let (dmin, dmax) = default_cw(c.standard);
     match c.cw_min {

@@ -244,6 +244,9 @@ pub struct MacCfg {
     pub long_retry_limit: u32,
     /// false: every unicast frame is sent once (no MAC retransmissions, seed 003).
     pub retransmissions: bool,
+    /// Reset CW to CWmin when a frame is dropped at its retry limit (802.11-2016 10.3.3,
+    /// ns-2). ns-3 3.44 keeps the doubled CW: false reproduces it.
+    pub cw_reset_after_drop: bool,
     /// Interface queue capacity, packets (drop-tail).
     pub queue_packets: u32,
     /// Contention window bounds; default by standard (b: 31/1023, g: 15/1023).
@@ -262,6 +265,7 @@ impl Default for MacCfg {
             short_retry_limit: 7,
             long_retry_limit: 4,
             retransmissions: true,
+            cw_reset_after_drop: true,
             queue_packets: 50,
             cw_min: None,
             cw_max: None,
