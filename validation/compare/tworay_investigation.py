@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ncmesh import Scenario, _core
-from ncmesh.validation import TAGS, load_reference_table
+from ncmesh.validation import NS3_MAC, TAGS, load_reference_table
 
 HERE = Path(__file__).resolve().parent
 RX_W = 3.652e-10                 # ns-2 RXThresh (250 m), the anchor's RxSensitivity
@@ -48,9 +48,11 @@ NODE_FIELDS = ["mac_frames_sent", "mac_data_frames_sent", "mac_retries", "collis
 
 
 def scenario(tag: str, hops: int, overrides: dict) -> dict:
-    """The chain / X builder with only the variant's overrides (not the tag's own mapping)."""
+    """The chain / X builder with only the variant's overrides (not the tag's own mapping),
+    plus ns-3's MAC behaviour (NS3_MAC: the CW is kept after a retry-limit drop), as every
+    ns-3 comparison."""
     sc = Scenario.build("chain", hops=hops) if TAGS[tag].kind == "chain" else Scenario.build("x")
-    return sc.update(overrides).to_dict()
+    return sc.update({**NS3_MAC, **overrides}).to_dict()
 
 
 def main() -> None:
