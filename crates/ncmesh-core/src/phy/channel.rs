@@ -4,6 +4,7 @@
 //! Neighbour lists are built with a spatial grid, so building them and transmitting
 //! cost grows with the number of neighbours, not with the square of the node count.
 
+use super::error_model::erfc;
 use super::propagation::{mean_power_w, reach_m};
 use crate::engine::{Rng, Time};
 use crate::scenario::schema::{ChannelCfg, ChannelModel, Fading};
@@ -234,21 +235,6 @@ fn dist(a: (f64, f64), b: (f64, f64)) -> f64 {
     ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
 }
 
-/// Complementary error function (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7).
-fn erfc(x: f64) -> f64 {
-    let z = x.abs();
-    let t = 1.0 / (1.0 + 0.327_591_1 * z);
-    let y = t
-        * (0.254_829_592
-            + t * (-0.284_496_736
-                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))))
-        * (-z * z).exp();
-    if x >= 0.0 {
-        y
-    } else {
-        2.0 - y
-    }
-}
 
 /// Uniform grid of square cells of side `cell` over the node positions.
 struct Grid {

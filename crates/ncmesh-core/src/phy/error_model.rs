@@ -119,8 +119,8 @@ impl Modulation {
     }
 }
 
-fn erfc(x: f64) -> f64 {
-    // Abramowitz & Stegun 7.1.26
+/// Complementary error function (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7).
+pub(crate) fn erfc(x: f64) -> f64 {
     let z = x.abs();
     let t = 1.0 / (1.0 + 0.327_591_1 * z);
     let y = t
