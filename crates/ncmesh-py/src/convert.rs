@@ -21,7 +21,10 @@ pub fn scenario_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Scenario> {
     let py = obj.py();
     let value = py_to_value(obj, "").map_err(|e| scenario_error(py, &e))?;
     if !matches!(value, Value::Table(_)) {
-        let e = CoreError::new("", format!("a scenario is a table (dict), not {}", type_name(obj)));
+        let e = CoreError::new(
+            "",
+            format!("a scenario is a table (dict), not {}", type_name(obj)),
+        );
         return Err(scenario_error(py, &e));
     }
     scenario::from_deserializer(value).map_err(|e| scenario_error(py, &e))
@@ -33,7 +36,10 @@ pub fn to_py<'py, T: Serialize>(py: Python<'py>, value: &T) -> PyResult<Bound<'p
 }
 
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "an unknown type".into())
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "an unknown type".into())
 }
 
 fn child(path: &str, key: &str) -> String {
@@ -49,10 +55,15 @@ fn py_to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<Value, CoreError> {
     if obj.is_instance_of::<PyBool>() {
         return Ok(Value::Boolean(obj.is_truthy().unwrap_or(false)));
     }
-    if obj.is_instance_of::<PyInt>() || (!obj.is_instance_of::<PyFloat>() && obj.hasattr("__index__").unwrap_or(false)) {
+    if obj.is_instance_of::<PyInt>()
+        || (!obj.is_instance_of::<PyFloat>() && obj.hasattr("__index__").unwrap_or(false))
+    {
         return match obj.extract::<i64>() {
             Ok(v) => Ok(Value::Integer(v)),
-            Err(_) => Err(CoreError::new(path, format!("{obj} is not allowed: expected an integer that fits in 64 bits"))),
+            Err(_) => Err(CoreError::new(
+                path,
+                format!("{obj} is not allowed: expected an integer that fits in 64 bits"),
+            )),
         };
     }
     if let Ok(v) = obj.extract::<f64>() {
@@ -61,14 +72,21 @@ fn py_to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<Value, CoreError> {
         }
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return s.to_cow().map(|s| Value::String(s.into_owned())).map_err(|e| CoreError::new(path, e.to_string()));
+        return s
+            .to_cow()
+            .map(|s| Value::String(s.into_owned()))
+            .map_err(|e| CoreError::new(path, e.to_string()));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         return dict_to_table(d.items().iter(), path);
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let mut out = Vec::new();
-        for (i, item) in obj.try_iter().map_err(|e| CoreError::new(path, e.to_string()))?.enumerate() {
+        for (i, item) in obj
+            .try_iter()
+            .map_err(|e| CoreError::new(path, e.to_string()))?
+            .enumerate()
+        {
             let item = item.map_err(|e| CoreError::new(path, e.to_string()))?;
             let p = format!("{path}[{i}]");
             if item.is_none() {
@@ -84,20 +102,33 @@ fn py_to_value(obj: &Bound<'_, PyAny>, path: &str) -> Result<Value, CoreError> {
     }
     Err(CoreError::new(
         path,
-        format!("a value of type {} is not allowed: expected a number, string, boolean, array or table", type_name(obj)),
+        format!(
+            "a value of type {} is not allowed: expected a number, string, boolean, array or table",
+            type_name(obj)
+        ),
     ))
 }
 
 /// Key/value pairs as a TOML table; a `None` value means the key is not given.
-fn dict_to_table<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>, path: &str) -> Result<Value, CoreError> {
+fn dict_to_table<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    path: &str,
+) -> Result<Value, CoreError> {
     let mut table = toml::Table::new();
     for item in items {
-        let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) =
-            item.extract().map_err(|e: PyErr| CoreError::new(path, e.to_string()))?;
+        let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item
+            .extract()
+            .map_err(|e: PyErr| CoreError::new(path, e.to_string()))?;
         let Ok(key) = k.cast::<PyString>() else {
-            return Err(CoreError::new(path, format!("table keys must be strings, not {} ({k})", type_name(&k))));
+            return Err(CoreError::new(
+                path,
+                format!("table keys must be strings, not {} ({k})", type_name(&k)),
+            ));
         };
-        let key = key.to_cow().map_err(|e| CoreError::new(path, e.to_string()))?.into_owned();
+        let key = key
+            .to_cow()
+            .map_err(|e| CoreError::new(path, e.to_string()))?
+            .into_owned();
         if v.is_none() {
             continue;
         }

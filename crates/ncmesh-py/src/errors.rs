@@ -38,7 +38,9 @@ pub fn install_panic_hook() {
     let default = std::panic::take_hook();
     let verbose = std::env::var_os("NCMESH_PANIC_BACKTRACE").is_some_and(|v| v != "0");
     std::panic::set_hook(Box::new(move |info| {
-        let location = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
         PANIC_LOCATION.with(|p| *p.borrow_mut() = location);
         if verbose {
             default(info);

@@ -75,7 +75,8 @@ pub fn run<'py>(
         None => sim::run(&s).map_err(sim::pcap::PcapRunError::Scenario),
         Some(dir) => sim::pcap::run_with_pcaps(&s, dir),
     };
-    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(run)).map_err(|p| panic_message(p.as_ref())));
+    let outcome =
+        py.detach(|| catch_unwind(AssertUnwindSafe(run)).map_err(|p| panic_message(p.as_ref())));
     let result = match outcome {
         Ok(Ok(r)) => r,
         Ok(Err(sim::pcap::PcapRunError::Scenario(e))) => return Err(scenario_error(py, &e)),
@@ -83,7 +84,9 @@ pub fn run<'py>(
         Err(message) => return Err(internal_error(message)),
     };
     let out = to_py(py, &result)?;
-    let dict = out.cast::<PyDict>().map_err(|e| internal_error(e.to_string()))?;
+    let dict = out
+        .cast::<PyDict>()
+        .map_err(|e| internal_error(e.to_string()))?;
     dict.set_item("scenario", to_py(py, &s)?)?;
     Ok(out)
 }

@@ -235,7 +235,6 @@ fn dist(a: (f64, f64), b: (f64, f64)) -> f64 {
     ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
 }
 
-
 /// Uniform grid of square cells of side `cell` over the node positions.
 struct Grid {
     cell: f64,
