@@ -23,6 +23,8 @@ pub struct Routes {
     next: Vec<Vec<NodeId>>,
     /// Explicit forward paths per flow (reverse traffic follows them backwards).
     explicit: Vec<Option<Vec<NodeId>>>,
+    /// Up to k node-disjoint forward paths per flow, for multipath schemes.
+    multipath: Vec<Vec<Vec<NodeId>>>,
 }
 
 #[derive(PartialEq)]
@@ -48,6 +50,7 @@ impl Routes {
             dst_row: vec![NONE; n],
             next: Vec::new(),
             explicit: vec![None; flows],
+            multipath: vec![Vec::new(); flows],
         };
         for &d in destinations {
             if r.dst_row[d as usize] == NONE {
@@ -102,6 +105,16 @@ impl Routes {
             }
         }
         next
+    }
+
+    /// Computes and keeps up to `k` node-disjoint paths for `flow` (src -> dst).
+    pub fn set_multipath(&mut self, flow: u32, src: NodeId, dst: NodeId, k: usize) {
+        self.multipath[flow as usize] = self.disjoint_paths(src, dst, k);
+    }
+
+    /// The node-disjoint paths kept for `flow` (routing.disjoint_paths of them at most).
+    pub fn flow_paths(&self, flow: u32) -> &[Vec<NodeId>] {
+        &self.multipath[flow as usize]
     }
 
     /// Fixes the route of `flow` to `path` = [src, ..., dst].
@@ -225,6 +238,18 @@ mod tests {
         r.set_explicit(0, vec![0, 2, 3]);
         assert_eq!(r.path(0, 3, 0), Some(vec![0, 2, 3]));
         assert_eq!(r.path(3, 0, 0), Some(vec![3, 2, 0]));
+    }
+
+    #[test]
+    fn flow_multipath_is_kept_per_flow() {
+        let mut r = Routes::new(
+            undirected(6, &[(0, 1), (1, 2), (2, 5), (0, 3), (3, 4), (4, 5)]),
+            &[0, 5],
+            2,
+        );
+        r.set_multipath(1, 0, 5, 2);
+        assert_eq!(r.flow_paths(1), &[vec![0, 1, 2, 5], vec![0, 3, 4, 5]]);
+        assert!(r.flow_paths(0).is_empty());
     }
 
     #[test]

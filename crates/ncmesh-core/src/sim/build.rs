@@ -68,6 +68,7 @@ pub(super) fn compute_routes(s: &Scenario, ch: &Channel) -> Routes {
         if let Some(p) = &f.route {
             r.set_explicit(i as u32, p.clone());
         }
+        r.set_multipath(i as u32, f.src, f.dst, s.routing.disjoint_paths as usize);
     }
     r
 }
