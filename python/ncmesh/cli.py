@@ -34,7 +34,9 @@ def _add_set(p: argparse.ArgumentParser) -> None:
                         "flows[0].dst=3 (value read as TOML; bare words are strings); repeatable")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The `ncmesh` argument parser; `command`, when one of the basic commands, skips
+    loading the experiment commands' modules."""
     from . import __version__
 
     parser = argparse.ArgumentParser(prog="ncmesh", description="Packet-level simulator of TCP over 802.11 multihop networks.")
@@ -84,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", metavar="FILE", help="write one row per (tag, hops, seed) as CSV")
     p.add_argument("--summary-csv", metavar="FILE", help="write one row per (tag, hops) as CSV")
 
+    if command in BASIC_COMMANDS:
+        # The experiment commands' modules take ~70 ms to import: when another command
+        # runs, they are listed (for --help) but not loaded.
+        for name, text in EXPERIMENT_COMMANDS.items():
+            sub.add_parser(name, help=text)
+        return parser
     from .sweep.cli import add_parser as add_sweep_parser
     add_sweep_parser(sub)
     from .analysis.cli import add_parsers as add_analysis_parsers
@@ -93,6 +101,21 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_parser(sub)          # report
     add_reproduce_parser(sub)       # reproduce
     return parser
+
+
+BASIC_COMMANDS = ("scenario", "run", "validate", "compare-ns3")
+EXPERIMENT_COMMANDS = {
+    "sweep": "run a parameter sweep (grid x seeds) into a Parquet results directory",
+    "table": "means with 95% confidence intervals across seeds of a results directory",
+    "plot": "plot a results directory (PNG and SVG)",
+    "report": "write a self-contained HTML report of a results directory",
+    "reproduce": "run a registered experiment (reproduction) and write its tables, figures and report",
+}
+
+
+def _command_of(argv: list[str]) -> str | None:
+    """The sub-command named on the command line (the first word not an option)."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def _load(path: str, overrides: list[str]):
@@ -197,7 +220,8 @@ COMMANDS.update(dict.fromkeys(("table", "plot", "report", "reproduce"), cmd_hand
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_command_of(words))
     args, extra = parser.parse_known_args(argv)
     # argparse fills optional positionals at their first chance: a topology FILE given
     # after options (`ncmesh scenario topology --flows 2 net.json`) arrives here.
