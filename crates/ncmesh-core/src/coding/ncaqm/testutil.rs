@@ -1,0 +1,67 @@
+//! Test helpers: hand-built natives and neighbour knowledge.
+
+use crate::coding::xor::entry::{Entry, Knowledge, Native};
+use crate::coding::xor::queue::QueueCx;
+use crate::engine::Rng;
+use crate::net::{NodeId, Packet, L4};
+use crate::transport::udp::UdpHeader;
+
+/// A 1000-byte UDP native of `flow` (originated at `src`), `uid` also its sequence.
+pub fn nat(uid: u64, flow: u32, src: NodeId, next_hop: NodeId, prev_hop: NodeId) -> Native {
+    Native {
+        pkt: Packet {
+            uid,
+            flow,
+            src,
+            dst: next_hop,
+            ttl: 64,
+            ip_bytes: 1000,
+            created: 0,
+            l4: L4::Udp(UdpHeader { seq: uid, len: 972 }),
+            payload: None,
+        },
+        next_hop,
+        prev_hop,
+        sends: 0,
+        was_coded: false,
+        enqueued: 0,
+    }
+}
+
+/// An entry coding `items` together.
+pub fn code(items: &[Native]) -> Entry {
+    Entry {
+        items: items.iter().cloned().collect(),
+    }
+}
+
+/// Knowledge given by a function of (neighbour, native).
+pub struct FnKnowledge<F: Fn(NodeId, &Native) -> f64>(pub F);
+
+impl<F: Fn(NodeId, &Native) -> f64> Knowledge for FnKnowledge<F> {
+    fn prob_has(&self, nb: NodeId, p: &Native) -> f64 {
+        (self.0)(nb, p)
+    }
+}
+
+/// A neighbour holds exactly the packets it sent us (the Alice-and-Bob / X view).
+pub fn prev_hop_knows() -> FnKnowledge<impl Fn(NodeId, &Native) -> f64> {
+    FnKnowledge(|nb: NodeId, p: &Native| if p.prev_hop == nb { 1.0 } else { 0.0 })
+}
+
+/// A queue context: threshold 0.8, no code-length limit, Encode Once off.
+pub fn cx<'a>(rng: &'a mut Rng, k: &'a dyn Knowledge, capacity: usize) -> QueueCx<'a> {
+    QueueCx {
+        now: 0,
+        rng,
+        capacity,
+        threshold: 0.8,
+        max_code: 0,
+        encode_once: false,
+        knowledge: k,
+    }
+}
+
+pub fn rng(seed: u64) -> Rng {
+    Rng::stream(seed, 0, crate::engine::StreamPurpose::Scheme)
+}
