@@ -3,7 +3,9 @@
 //! may reorder, merge or drop), builds the frame for each transmission opportunity,
 //! sees every frame decoded (addressed or overheard), owns outcomes, and sets timers.
 
+pub mod ncaqm;
 pub mod passthrough;
+pub mod xor;
 
 use crate::engine::{Rng, Time};
 use crate::mac::frame::{Frame, OutFrame};
@@ -81,6 +83,14 @@ pub trait CodingScheme: Send {
     /// for each (handed_over, drop, or keep to resend).
     fn on_tx_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome);
     fn on_timer(&mut self, _cx: &mut SchemeCx, _token: u64) {}
-    /// Packets held (queued) by the scheme.
+    /// Packets in the scheme's output queue.
     fn queue_len(&self) -> usize;
+    /// Packets the scheme holds (queued, or waiting for an acknowledgement).
+    fn held(&self) -> usize {
+        self.queue_len()
+    }
+    /// Counters of the XOR-coding schemes.
+    fn xor_counters(&self) -> Option<xor::XorCounters> {
+        None
+    }
 }

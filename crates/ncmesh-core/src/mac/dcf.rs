@@ -349,6 +349,7 @@ mod tests {
             header_bytes: 0,
             tag: 0,
             coded_payload: None,
+            xor: None,
         }
     }
 

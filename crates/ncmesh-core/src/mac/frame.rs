@@ -29,6 +29,8 @@ pub struct DataBody {
     pub tag: u64,
     /// Coded payload bytes, when payloads are carried and the scheme codes.
     pub coded_payload: Option<Box<[u8]>>,
+    /// The XOR-coding header (COPE family), when the scheme adds one.
+    pub xor: Option<Box<crate::coding::xor::header::XorHeader>>,
 }
 
 impl DataBody {
@@ -46,6 +48,7 @@ impl DataBody {
             header_bytes: 0,
             tag: 0,
             coded_payload: None,
+            xor: None,
         }
     }
 }

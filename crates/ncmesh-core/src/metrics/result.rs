@@ -68,6 +68,20 @@ pub struct NodeResult {
     pub queue_max: u64,
     /// Busy airtime fraction seen by this node's carrier sense (own transmissions included).
     pub airtime_busy: f64,
+    /// XOR coding (0 without it): frames carrying one native packet.
+    pub native_tx: u64,
+    /// Frames carrying an XOR of two or more natives.
+    pub coded_tx: u64,
+    /// Natives carried in coded frames (coded_packets / coded_tx: packets per code).
+    pub coded_packets: u64,
+    /// Coded frames this node was a next hop of and could not decode.
+    pub decode_failures: u64,
+    /// Native transmissions while a packet for another next hop waited but could not join.
+    pub coding_missed: u64,
+    /// Coded natives sent again for lack of an asynchronous acknowledgement.
+    pub coding_retransmissions: u64,
+    /// Frames sent only to carry reception reports and acknowledgements.
+    pub control_tx: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -102,7 +102,8 @@ const COMMON: &[&str] = &["seed", "duration", "start", "start_spread", "measure_
 fn kind_options(kind: &str) -> &'static [&'static str] {
     match kind {
         "chain" => &["hops", "spacing"],
-        "x" | "alice-bob" | "cross" => &["spacing"],
+        "alice-bob" => &["spacing"],
+        "x" | "cross" => &["spacing", "routes"],
         "wheel" => &["flows", "spacing"],
         "grid" => &[
             "rows",
@@ -579,6 +580,7 @@ fn x_topology(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> {
     check_spacing(r, range_of(&s), "every node must reach the centre")?;
     set_nodes(&mut s, &five_star(r));
     add_flows(&mut s, c, &[(0, 2), (3, 4)], 0.0)?;
+    through_centre(o, &mut s)?;
     Ok(s)
 }
 
@@ -601,7 +603,20 @@ fn cross(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> {
     check_spacing(r, range_of(&s), "every node must reach the centre")?;
     set_nodes(&mut s, &five_star(r));
     add_flows(&mut s, c, &[(0, 2), (3, 4), (2, 0), (4, 3)], 0.0)?;
+    through_centre(o, &mut s)?;
     Ok(s)
+}
+
+/// With `routes = "explicit"` (default) every flow of a five-node star goes through the
+/// centre (node 1), where seed 000 codes; at radii where the rim nodes hear each other
+/// shortest paths would tie with detours over the rim.
+fn through_centre(o: &Opts, s: &mut Scenario) -> Result<(), ScenarioError> {
+    if o.choice("routes", "explicit", &["explicit", "auto"])? == "explicit" {
+        for f in &mut s.flows {
+            f.route = Some(vec![f.src, 1, f.dst]);
+        }
+    }
+    Ok(())
 }
 
 /// Default wheel radius for `n` rim nodes and receive range `range`: the middle of the

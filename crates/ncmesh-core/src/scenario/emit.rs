@@ -236,6 +236,23 @@ pub fn to_toml(sc: &Scenario) -> String {
 
     o.push_str("\n[scheme]\n");
     kv(&mut o, "name", name(&sc.scheme.name));
+    let k = &sc.scheme;
+    o.push_str("# name = \"cope\", \"ncaqm\", \"bfly\"\n");
+    kv(&mut o, "encode_once", k.encode_once.to_string());
+    kv(&mut o, "pool_time_s", f(k.pool_time_s));
+    kv(&mut o, "threshold", f(k.threshold));
+    kv(&mut o, "guess", k.guess.to_string());
+    kv(&mut o, "control_delay_s", f(k.control_delay_s));
+    kv(&mut o, "ack_timeout_s", f(k.ack_timeout_s));
+    kv(
+        &mut o,
+        "max_retransmissions",
+        k.max_retransmissions.to_string(),
+    );
+    kv(&mut o, "max_code", k.max_code.to_string());
+    o.push_str("# name = \"ncaqm\"\n");
+    kv(&mut o, "recode_interval_s", f(k.recode_interval_s));
+    kv(&mut o, "split_window", k.split_window.to_string());
 
     if sc.nodes.is_empty() {
         o.push_str("\n# no [[nodes]]\n");

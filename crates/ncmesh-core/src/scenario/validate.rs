@@ -150,6 +150,7 @@ pub fn validate(s: &Scenario) -> R {
     mac(&s.mac)?;
     routing(&s.routing)?;
     tcp(&s.tcp)?;
+    scheme(&s.scheme)?;
     for (i, nd) in s.nodes.iter().enumerate() {
         node_cfg(&format!("nodes[{i}]"), nd)?;
     }
@@ -539,6 +540,30 @@ fn tcp(c: &TcpCfg) -> R {
         positive("tcp.ap_link_rate_mbps", r, "Mbit/s")?;
     }
     positive("tcp.nc_lambda", c.nc_lambda, "")?;
+    Ok(())
+}
+
+fn scheme(k: &SchemeCfg) -> R {
+    positive("scheme.pool_time_s", k.pool_time_s, "seconds")?;
+    probability("scheme.threshold", k.threshold)?;
+    positive("scheme.control_delay_s", k.control_delay_s, "seconds")?;
+    positive("scheme.ack_timeout_s", k.ack_timeout_s, "seconds")?;
+    if k.max_retransmissions > 100 {
+        return Err(not_allowed(
+            "scheme.max_retransmissions",
+            k.max_retransmissions,
+            "an integer in [0, 100]",
+        ));
+    }
+    if k.max_code == 1 {
+        return Err(not_allowed(
+            "scheme.max_code",
+            k.max_code,
+            "0 (no limit) or an integer >= 2",
+        ));
+    }
+    positive("scheme.recode_interval_s", k.recode_interval_s, "seconds")?;
+    at_least("scheme.split_window", k.split_window, 1, "an integer >= 1")?;
     Ok(())
 }
 

@@ -4,7 +4,10 @@
 use super::events::Ev;
 use super::{Air, Flow, Ledger, Node, Sim};
 use crate::app::Source;
+use crate::coding::ncaqm::{NcaqmParams, NcaqmQueue};
 use crate::coding::passthrough::PassThrough;
+use crate::coding::xor::fifo::FifoQueue;
+use crate::coding::xor::{XorParams, XorScheme};
 use crate::coding::CodingScheme;
 use crate::engine::{secs, EventQueue, Rng, StreamPurpose};
 use crate::mac::{Dcf, MacParams};
@@ -73,10 +76,26 @@ pub(super) fn compute_routes(s: &Scenario, ch: &Channel) -> Routes {
     r
 }
 
-fn make_scheme(s: &Scenario) -> Box<dyn CodingScheme> {
-    match s.scheme.name {
+fn make_scheme(s: &Scenario) -> Result<Box<dyn CodingScheme>, ScenarioError> {
+    let k = &s.scheme;
+    let xor = XorParams::from(k);
+    Ok(match k.name {
         SchemeName::None => Box::new(PassThrough::new(s.mac.queue_packets as usize)),
-    }
+        SchemeName::Cope => Box::new(XorScheme::new(xor, Box::new(FifoQueue::new()), 0)),
+        SchemeName::Ncaqm => {
+            let q = NcaqmQueue::new(&NcaqmParams {
+                split_window: k.split_window as usize,
+            });
+            let tick = (k.recode_interval_s * 1e9).round() as crate::engine::Time;
+            Box::new(XorScheme::new(xor, Box::new(q), tick))
+        }
+        SchemeName::Bfly => {
+            return Err(ScenarioError::new(
+                "scheme.name",
+                format!("{:?} is not available yet", k.name),
+            ))
+        }
+    })
 }
 
 pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
@@ -125,23 +144,25 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
 
     let mac = MacParams::new(&s.mac);
     let nodes: Vec<Node> = (0..n)
-        .map(|i| Node {
-            radio: Radio::new(),
-            dcf: Dcf::new(&mac),
-            scheme: make_scheme(s),
-            rng_backoff: Rng::stream(seed, i as u64, StreamPurpose::Backoff),
-            rng_channel: Rng::stream(seed, i as u64, StreamPurpose::Channel),
-            rng_scheme: Rng::stream(seed, i as u64, StreamPurpose::Scheme),
-            stats: NodeResult {
-                node: i as u32,
-                x: positions[i].0,
-                y: positions[i].1,
-                ..NodeResult::default()
-            },
-            ledger: Ledger::default(),
-            pos: positions[i],
+        .map(|i| -> Result<Node, ScenarioError> {
+            Ok(Node {
+                radio: Radio::new(),
+                dcf: Dcf::new(&mac),
+                scheme: make_scheme(s)?,
+                rng_backoff: Rng::stream(seed, i as u64, StreamPurpose::Backoff),
+                rng_channel: Rng::stream(seed, i as u64, StreamPurpose::Channel),
+                rng_scheme: Rng::stream(seed, i as u64, StreamPurpose::Scheme),
+                stats: NodeResult {
+                    node: i as u32,
+                    x: positions[i].0,
+                    y: positions[i].1,
+                    ..NodeResult::default()
+                },
+                ledger: Ledger::default(),
+                pos: positions[i],
+            })
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
 
     let end = secs(s.simulation.duration_s);
     // TCP-AP splits RTTs with the link rate: the MAC's data rate unless given.

@@ -47,7 +47,7 @@ impl Sim {
             .nodes
             .iter()
             .map(|nd| {
-                let held = nd.scheme.queue_len() as u64
+                let held = nd.scheme.held() as u64
                     + nd.dcf
                         .job
                         .as_ref()
@@ -67,6 +67,15 @@ impl Sim {
                 s.y = nd.pos.1;
                 s.airtime_busy =
                     to_secs(nd.radio.busy_time(self.end)) / to_secs(self.end).max(1e-9);
+                if let Some(k) = nd.scheme.xor_counters() {
+                    s.native_tx = k.native_tx;
+                    s.coded_tx = k.coded_tx;
+                    s.coded_packets = k.coded_packets;
+                    s.decode_failures = k.decode_failures;
+                    s.coding_missed = k.coding_missed;
+                    s.coding_retransmissions = k.retransmissions;
+                    s.control_tx = k.control_tx;
+                }
                 s
             })
             .collect();

@@ -203,6 +203,10 @@ impl OutputQueue for NcaqmQueue {
         self.est.record(code);
     }
 
+    fn any_native(&self, f: &mut dyn FnMut(&Native) -> bool) -> bool {
+        self.q.iter().any(|e| e.items.iter().any(&mut *f))
+    }
+
     fn packets(&self) -> usize {
         self.natives
     }

@@ -1,0 +1,58 @@
+//! Learning neighbour state (COPE §3.4): what each neighbour reported, and a guess from
+//! link delivery probabilities when no report arrived.
+
+use super::entry::{Knowledge, Native};
+use super::pool::{nb_key, ExpiringSet};
+use crate::engine::Time;
+use crate::net::NodeId;
+use crate::phy::Channel;
+
+/// This node's view of its neighbours at one instant.
+pub struct View<'a> {
+    pub now: Time,
+    pub me: NodeId,
+    pub reported: &'a ExpiringSet,
+    pub channel: &'a Channel,
+    pub guess: bool,
+    /// How long neighbours keep packets in their pools.
+    pub pool_time: Time,
+    /// Per neighbour: time up to which its reception reports were complete.
+    pub horizon: &'a [(NodeId, Time)],
+}
+
+impl View<'_> {
+    fn horizon(&self, nb: NodeId) -> Option<Time> {
+        self.horizon.iter().find(|(n, _)| *n == nb).map(|&(_, t)| t)
+    }
+}
+
+impl Knowledge for View<'_> {
+    fn prob_has(&self, nb: NodeId, n: &Native) -> f64 {
+        // Pools forget after pool_time: a packet that waited here that long is gone
+        // from every neighbour's pool (a tenth of the time is kept as a margin for
+        // the frame's own channel access and retries).
+        if self.now.saturating_sub(n.enqueued) >= self.pool_time - self.pool_time / 10 {
+            return 0.0;
+        }
+        // It sent us the packet, or created it.
+        if nb == n.prev_hop || nb == n.pkt.src {
+            return 1.0;
+        }
+        if self.reported.contains(self.now, nb_key(nb, n.pkt.uid)) {
+            return 1.0;
+        }
+        if n.prev_hop == self.me {
+            return 0.0;
+        }
+        // A complete report sent after the packet went by, without it: not heard.
+        // (This node received the packet when the neighbour could have overheard it.)
+        if self.horizon(nb).is_some_and(|t| t > n.enqueued) {
+            return 0.0;
+        }
+        if self.guess {
+            // It may have overheard the packet's previous transmission.
+            return self.channel.delivery_prob(n.prev_hop, nb);
+        }
+        0.0
+    }
+}

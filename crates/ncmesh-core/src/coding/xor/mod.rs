@@ -1,0 +1,39 @@
+//! Inter-flow XOR coding (the COPE family): opportunistic listening, reception
+//! reports, guessing, the coding decision, pseudo-broadcast with an XOR header,
+//! asynchronous acknowledgements and retransmission (Katti et al., "XORs in the Air",
+//! SIGCOMM 2006 / ToN 2008, §3-§4). The output queue is the seam between variants:
+//! COPE keeps natives and codes at each transmission opportunity ([`fifo`]); NCAQM keeps
+//! codes (`coding::ncaqm`). Encode Once (seed 001 §IV-A) is a flag.
+
+pub mod entry;
+pub mod fifo;
+pub mod header;
+pub mod knowledge;
+pub mod params;
+pub mod payload;
+pub mod pool;
+pub mod queue;
+mod scheme;
+
+pub use params::XorParams;
+pub use scheme::XorScheme;
+
+/// What a node's XOR layer counted over the run.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct XorCounters {
+    /// Frames carrying one native packet.
+    pub native_tx: u64,
+    /// Frames carrying an XOR of two or more natives.
+    pub coded_tx: u64,
+    /// Natives carried in coded frames (coded_packets / coded_tx = packets per code).
+    pub coded_packets: u64,
+    /// Coded frames this node was a next hop of but could not decode.
+    pub decode_failures: u64,
+    /// Native transmissions while the queue held a packet for another next hop that
+    /// could not join the code (the decodability rule or Encode Once stopped it).
+    pub coding_missed: u64,
+    /// Natives sent again after no acknowledgement came.
+    pub retransmissions: u64,
+    /// Stand-alone frames sent only to carry reports and acknowledgements.
+    pub control_tx: u64,
+}

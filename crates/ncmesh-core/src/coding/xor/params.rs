@@ -1,0 +1,66 @@
+//! Parameters of the XOR-coding schemes; defaults in docs/assumptions.md.
+
+use crate::engine::Time;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct XorParams {
+    /// How long overheard and sent packets stay in the packet pool (COPE §3.1: 0.5 s).
+    pub pool_time: Time,
+    /// Code only if every next hop decodes with at least this probability (COPE §3.3, G).
+    pub threshold: f64,
+    /// Guess that a neighbour holds a packet with the delivery probability from the
+    /// packet's previous hop when no report says so (COPE §3.4).
+    pub guess: bool,
+    /// Longest wait before reports and acks go out in a frame of their own when there
+    /// is no data frame to carry them.
+    pub control_delay: Time,
+    /// An unacknowledged native of a coded frame is retransmitted after this long.
+    pub ack_timeout: Time,
+    /// Retransmissions of a native after the first send (then it is dropped).
+    pub max_retransmissions: u8,
+    /// At most this many natives per code (0: one per next hop, no other limit).
+    pub max_code: usize,
+    /// Encode Once (seed 001 §IV-A).
+    pub encode_once: bool,
+    /// Reports and acks carried per frame at most (the rest wait for the next frame).
+    pub max_header_items: usize,
+    /// Headers that carry each report and ack (repeats guard against lost headers).
+    pub header_repeats: u8,
+}
+
+impl Default for XorParams {
+    fn default() -> Self {
+        XorParams {
+            pool_time: 500_000_000,
+            threshold: 0.8,
+            guess: true,
+            control_delay: 10_000_000,
+            ack_timeout: 50_000_000,
+            max_retransmissions: 3,
+            max_code: 0,
+            encode_once: false,
+            max_header_items: 64,
+            header_repeats: 3,
+        }
+    }
+}
+
+fn seconds(s: f64) -> Time {
+    (s * 1e9).round() as Time
+}
+
+impl From<&crate::scenario::schema::SchemeCfg> for XorParams {
+    fn from(k: &crate::scenario::schema::SchemeCfg) -> Self {
+        XorParams {
+            pool_time: seconds(k.pool_time_s),
+            threshold: k.threshold,
+            guess: k.guess,
+            control_delay: seconds(k.control_delay_s),
+            ack_timeout: seconds(k.ack_timeout_s),
+            max_retransmissions: k.max_retransmissions.min(255) as u8,
+            max_code: k.max_code as usize,
+            encode_once: k.encode_once,
+            ..XorParams::default()
+        }
+    }
+}

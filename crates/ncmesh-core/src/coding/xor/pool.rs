@@ -1,0 +1,162 @@
+//! Time-bounded memories of packet ids: the packet pool of opportunistic listening
+//! (COPE §3.1: overheard and sent packets are kept for a limited time, ~0.5 s), what
+//! each neighbour reported (§3.4), and the ids already delivered (duplicates of
+//! retransmitted packets are acknowledged again but not delivered twice).
+
+use crate::engine::Time;
+use crate::net::{NodeId, Packet};
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Multiplicative hash of a u64 key: deterministic (no random state) and cheap.
+#[derive(Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+}
+
+type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+
+/// Key of "neighbour `nb` holds packet `uid`" (uids stay below 2^48).
+pub fn nb_key(nb: NodeId, uid: u64) -> u64 {
+    uid ^ ((nb as u64).wrapping_add(1) << 48)
+}
+
+/// A set of u64 keys that forgets each key `keep` after it was (last) inserted.
+pub struct ExpiringSet {
+    keep: Time,
+    at: KeyMap<Time>,
+    order: VecDeque<(Time, u64)>,
+}
+
+impl ExpiringSet {
+    pub fn new(keep: Time) -> ExpiringSet {
+        ExpiringSet {
+            keep,
+            at: KeyMap::default(),
+            order: VecDeque::new(),
+        }
+    }
+
+    fn expire(&mut self, now: Time) {
+        while let Some(&(t, k)) = self.order.front() {
+            if t + self.keep > now {
+                break;
+            }
+            self.order.pop_front();
+            // Only the latest insertion of a key removes it.
+            if self.at.get(&k) == Some(&t) {
+                self.at.remove(&k);
+            }
+        }
+    }
+
+    /// Inserts `key`; returns false if it was already present.
+    pub fn insert(&mut self, now: Time, key: u64) -> bool {
+        self.expire(now);
+        let fresh = self.at.insert(key, now).is_none();
+        self.order.push_back((now, key));
+        fresh
+    }
+
+    pub fn contains(&self, now: Time, key: u64) -> bool {
+        self.at.get(&key).is_some_and(|&t| t + self.keep > now)
+    }
+
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+}
+
+/// The packet pool: copies of overheard, decoded and sent packets, by uid.
+pub struct PacketPool {
+    keep: Time,
+    packets: KeyMap<(Time, Packet)>,
+    order: VecDeque<(Time, u64)>,
+}
+
+impl PacketPool {
+    pub fn new(keep: Time) -> PacketPool {
+        PacketPool {
+            keep,
+            packets: KeyMap::default(),
+            order: VecDeque::new(),
+        }
+    }
+
+    fn expire(&mut self, now: Time) {
+        while let Some(&(t, uid)) = self.order.front() {
+            if t + self.keep > now {
+                break;
+            }
+            self.order.pop_front();
+            if self.packets.get(&uid).is_some_and(|(at, _)| *at == t) {
+                self.packets.remove(&uid);
+            }
+        }
+    }
+
+    /// Stores a copy of `p`; returns false if the pool already held it.
+    pub fn insert(&mut self, now: Time, p: &Packet) -> bool {
+        self.expire(now);
+        let fresh = match self.packets.get_mut(&p.uid) {
+            Some(slot) => {
+                slot.0 = now;
+                false
+            }
+            None => {
+                self.packets.insert(p.uid, (now, p.clone()));
+                true
+            }
+        };
+        self.order.push_back((now, p.uid));
+        fresh
+    }
+
+    pub fn get(&self, now: Time, uid: u64) -> Option<&Packet> {
+        self.packets
+            .get(&uid)
+            .filter(|(t, _)| *t + self.keep > now)
+            .map(|(_, p)| p)
+    }
+
+    pub fn len(&self) -> usize {
+        self.packets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.packets.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_expire_after_keep_time() {
+        let mut s = ExpiringSet::new(100);
+        assert!(s.insert(0, 7));
+        assert!(!s.insert(50, 7));
+        assert!(s.contains(120, 7), "re-insertion refreshes");
+        assert!(!s.contains(150, 7));
+        s.insert(200, 8);
+        assert_eq!(s.len(), 1);
+        assert_ne!(nb_key(1, 5), nb_key(2, 5));
+    }
+}
