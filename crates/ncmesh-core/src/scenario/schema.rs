@@ -442,7 +442,7 @@ impl Default for SchemeCfg {
             threshold: 0.8,
             guess: true,
             control_delay_s: 0.01,
-            ack_timeout_s: 0.05,
+            ack_timeout_s: 0.2,
             max_retransmissions: 3,
             max_code: 0,
             recode_interval_s: 0.01,

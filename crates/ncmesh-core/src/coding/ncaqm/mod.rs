@@ -11,7 +11,7 @@ pub mod drop;
 pub mod hqueue;
 pub mod split;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 pub use drop::{choose_drop, choose_flow, DropChoice};
 pub use hqueue::{coded_queue_sizes, flow_counts, hqueue_sizes, FlowCount};

@@ -92,3 +92,109 @@ impl OutputQueue for FifoQueue {
         self.q.len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coding::ncaqm::testutil::{cx, nat, FnKnowledge};
+    use crate::coding::xor::entry::decodable;
+    use crate::engine::{Rng, StreamPurpose};
+    use crate::net::NodeId;
+
+    /// Random queues and random neighbour knowledge: every code popped is decodable at
+    /// each of its next hops with probability >= G, has one packet per next hop and
+    /// per flow, and every packet comes out exactly once.
+    #[test]
+    fn every_code_is_decodable_by_every_next_hop() {
+        for seed in 0..200 {
+            let mut rng = Rng::stream(seed, 0, StreamPurpose::Scheme);
+            let mut table = [[0.0f64; 64]; 8];
+            for row in table.iter_mut() {
+                for p in row.iter_mut() {
+                    *p = [0.0, 0.5, 0.85, 0.9, 1.0][rng.below_incl(4) as usize];
+                }
+            }
+            let k =
+                FnKnowledge(move |nb: NodeId, n: &Native| table[nb as usize][n.pkt.uid as usize]);
+            let mut q = FifoQueue::new();
+            let mut draws = Rng::stream(seed, 1, StreamPurpose::Scheme);
+            let mut qcx = cx(&mut draws, &k, 64);
+            let mut n_in = 0;
+            for uid in 0..40u64 {
+                let hop = 1 + rng.below_incl(6);
+                let flow = rng.below_incl(5);
+                assert!(q
+                    .push(&mut qcx, nat(uid, flow, 10 + flow, hop, 7))
+                    .is_empty());
+                n_in += 1;
+            }
+            let mut seen = Vec::new();
+            let mut coded = 0;
+            while let Some(code) = q.pop(&mut qcx) {
+                let members: Vec<&Native> = code.iter().collect();
+                if code.len() > 1 {
+                    coded += 1;
+                    assert!(decodable(&members, &k, 0.8), "seed {seed}: {code:?}");
+                }
+                for (i, a) in code.iter().enumerate() {
+                    for b in &code[i + 1..] {
+                        assert_ne!(a.next_hop, b.next_hop);
+                        assert_ne!(a.flow(), b.flow());
+                    }
+                    seen.push(a.pkt.uid);
+                }
+            }
+            seen.sort_unstable();
+            assert_eq!(seen, (0..n_in).collect::<Vec<_>>());
+            assert!(seed > 0 || coded > 0, "the test must exercise coding");
+        }
+    }
+
+    #[test]
+    fn the_head_goes_first_and_codes_with_the_first_packet_per_next_hop() {
+        let k = FnKnowledge(|nb: NodeId, n: &Native| if n.prev_hop == nb { 1.0 } else { 0.0 });
+        let mut r = Rng::stream(1, 0, StreamPurpose::Scheme);
+        let mut qcx = cx(&mut r, &k, 10);
+        let mut q = FifoQueue::new();
+        // Alice-and-Bob at the relay: a packet from A for B, two from B for A.
+        q.push(&mut qcx, nat(1, 0, 0, 2, 0));
+        q.push(&mut qcx, nat(2, 1, 2, 0, 2));
+        q.push(&mut qcx, nat(3, 1, 2, 0, 2));
+        let c = q.pop(&mut qcx).unwrap();
+        assert_eq!(c.iter().map(|n| n.pkt.uid).collect::<Vec<_>>(), vec![1, 2]);
+        let c = q.pop(&mut qcx).unwrap();
+        assert_eq!(c.len(), 1, "nothing left for the other next hop");
+    }
+
+    #[test]
+    fn encode_once_sends_a_coded_native_alone_and_never_codes_it_again() {
+        let k = FnKnowledge(|nb: NodeId, n: &Native| if n.prev_hop == nb { 1.0 } else { 0.0 });
+        let mut r = Rng::stream(1, 0, StreamPurpose::Scheme);
+        let mut qcx = cx(&mut r, &k, 10);
+        qcx.encode_once = true;
+        let mut q = FifoQueue::new();
+        let mut again = nat(1, 0, 0, 2, 0);
+        again.was_coded = true;
+        q.push(&mut qcx, nat(2, 1, 2, 0, 2));
+        q.push_front(&mut qcx, again);
+        let c = q.pop(&mut qcx).unwrap();
+        assert_eq!((c.len(), c[0].pkt.uid), (1, 1), "retransmitted natively");
+        // And a fresh head does not pick it as a partner either.
+        let mut again = nat(3, 0, 0, 2, 0);
+        again.was_coded = true;
+        q.push(&mut qcx, again);
+        let c = q.pop(&mut qcx).unwrap();
+        assert_eq!((c.len(), c[0].pkt.uid), (1, 2));
+        qcx.encode_once = false;
+        let mut q = FifoQueue::new();
+        let mut again = nat(1, 0, 0, 2, 0);
+        again.was_coded = true;
+        q.push(&mut qcx, nat(2, 1, 2, 0, 2));
+        q.push_front(&mut qcx, again);
+        assert_eq!(
+            q.pop(&mut qcx).unwrap().len(),
+            2,
+            "plain COPE codes it again"
+        );
+    }
+}

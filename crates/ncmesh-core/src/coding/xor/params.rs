@@ -35,7 +35,7 @@ impl Default for XorParams {
             threshold: 0.8,
             guess: true,
             control_delay: 10_000_000,
-            ack_timeout: 50_000_000,
+            ack_timeout: 200_000_000,
             max_retransmissions: 3,
             max_code: 0,
             encode_once: false,
