@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The main job: sets up .venv and the package (scripts/setup.sh), then reproduces the
-# ns-3 comparison on the 802.11b chain, hops 1..8 (`ncmesh reproduce chain-vs-ns3 --quick`):
-# TCP goodput with 95% confidence intervals next to ns-3 3.44's, printed as a table, and
-# out/chain-vs-ns3/{summary.json, tables/, figures/, report.html} (docs/experiments.md).
+# The main job: sets up .venv and the package (scripts/setup.sh), then reproduces seed 000's
+# network-coding-aware queue management (`ncmesh reproduce ncaqm --quick`): Table I
+# (improvement of TCP+NCAQM and TCP+COPE over TCP+noNC on Alice-and-Bob, X, cross and grid,
+# mean ± 95% CI, beside the paper's numbers and the NUM optimum), Figs. 4-7, 9 and Appendix A,
+# printed as tables and written to out/ncaqm/{summary.json, tables/, figures/, report.html}
+# (docs/experiments.md, docs/results/ncaqm.md).
 #
-# usage: bash scripts/main.sh [reproduce options, e.g. --out out/full  (without --quick: 10 seeds, 60 s)]
+# usage: bash scripts/main.sh [reproduce options, e.g. --out out/ncaqm-full  (without --quick: 10 seeds, 120 s)]
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,6 +16,6 @@ source scripts/setup.sh
 
 echo
 if [ $# -eq 0 ]; then
-  set -- --quick --out out/chain-vs-ns3
+  set -- --quick --out out/ncaqm
 fi
-"$VENV/bin/ncmesh" reproduce chain-vs-ns3 "$@"
+"$VENV/bin/ncmesh" reproduce ncaqm "$@"

@@ -10,6 +10,12 @@ An experiment is a module in this package that defines
                  headline numbers (summary), tables, figures, and where a paper or
                  reference printed numbers, those numbers beside ours
 
+An experiment made of several sweeps (different builders or topologies) also defines
+
+    sweeps(quick: bool) -> dict[str, dict]   {part name: sweep}; `sweep(quick)` then
+                 returns one of them (so every experiment has one valid sweep), and
+                 `analyze` receives {part name: Results}
+
 Every module with a NAME is found automatically. `reproduce(name, quick, out_dir)` runs
 the sweep into OUT/results, calls analyze, and writes OUT/summary.json, OUT/tables/*.csv
 and *.md, OUT/figures/*.png and *.svg, OUT/sweep.toml and OUT/report.html.
@@ -105,25 +111,51 @@ def reproduce(name: str, quick: bool = False, out_dir: str | os.PathLike | None 
 
     module = get(name)
     out = Path(out_dir) if out_dir else Path("out") / name
-    spec = sweep if sweep is not None else module.sweep(quick)
-    spec = json.loads(json.dumps(spec))
-    if seeds is not None:
-        if seeds < 1:
-            raise ValueError("seeds must be at least 1")
-        spec["seeds"] = {"count": int(seeds), "start": 1}
-    spec_text = to_toml(spec)
+    multi = callable(getattr(module, "sweeps", None))
+    if multi:
+        parts = sweep if sweep is not None else module.sweeps(quick)
+    else:
+        parts = {"": sweep if sweep is not None else module.sweep(quick)}
+    specs: dict[str, dict] = {}
+    for part, spec in parts.items():
+        spec = json.loads(json.dumps(spec))
+        if seeds is not None:
+            if seeds < 1:
+                raise ValueError("seeds must be at least 1")
+            spec["seeds"] = {"count": int(seeds), "start": 1}
+        specs[part] = spec
+    texts = {part: to_toml(spec) for part, spec in specs.items()}
+    spec_text = texts[""] if not multi else "".join(
+        f"# ---- part {part} (results/{part})\n{text}\n" for part, text in texts.items())
     out.mkdir(parents=True, exist_ok=True)
-    results_dir = out / "results"
-    spec_file = out / "sweep.toml"
-    if results_dir.exists() and (not spec_file.is_file() or spec_file.read_text(encoding="utf-8") != spec_text):
-        log(f"{results_dir}: results of a different sweep; removing them")
-        shutil.rmtree(results_dir)
-    spec_file.write_text(spec_text, encoding="utf-8")
 
     from ..sweep import load_sweep, open_results, run_sweep
 
-    report = run_sweep(load_sweep(spec), results_dir, jobs=jobs, progress=progress)
-    results = open_results(results_dir)
+    done = skipped = failed = 0
+    wall = 0.0
+    all_results = {}
+    for part, spec in specs.items():
+        results_dir = out / "results" / part if multi else out / "results"
+        spec_file = out / "sweeps" / f"{part}.toml" if multi else out / "sweep.toml"
+        if results_dir.exists() and (not spec_file.is_file() or spec_file.read_text(encoding="utf-8") != texts[part]):
+            log(f"{results_dir}: results of a different sweep; removing them")
+            shutil.rmtree(results_dir)
+        spec_file.parent.mkdir(parents=True, exist_ok=True)
+        spec_file.write_text(texts[part], encoding="utf-8")
+        if multi and progress:
+            log(f"part {part}: {len(load_sweep(spec))} runs")
+        rep_part = run_sweep(load_sweep(spec), results_dir, jobs=jobs, progress=progress)
+        done, skipped, failed = done + rep_part.done, skipped + rep_part.skipped, failed + rep_part.failed
+        wall += float(rep_part.wall_s)
+        all_results[part] = open_results(results_dir)
+    if multi:
+        stale = out / "results"
+        for d in (stale.iterdir() if stale.is_dir() else []):
+            if d.is_dir() and d.name not in specs:
+                shutil.rmtree(d)
+        (out / "sweep.toml").write_text(spec_text, encoding="utf-8")
+    results = all_results if multi else all_results[""]
+    report = _Report(done, skipped, failed, wall)
 
     analysis: Analysis = module.analyze(results, quick)
     written: dict[str, list[str]] = {"tables": [], "figures": []}
@@ -152,10 +184,21 @@ def reproduce(name: str, quick: bool = False, out_dir: str | os.PathLike | None 
                  ("Mode", "quick (fewer seeds, shorter runs)" if quick else "full"),
                  ("This invocation", f"{report.done} run(s) computed, {report.skipped} reused from an earlier "
                                      f"invocation, {report.failed} failed; {report.wall_s:.1f} s wall time")]
-    rep.facts += [f for f in run_facts(results) if f[0] not in ("ncmesh version",)]
-    rep.scenario_toml, note = base_scenario(results)
+    if multi:
+        for part, res in all_results.items():
+            facts = dict(run_facts(res))
+            rep.facts.append((f"Part {part}", "; ".join(
+                f"{k.lower()} {v}" for k, v in facts.items() if k in ("Runs", "Seeds", "Simulated time per run")
+                or k.startswith("Parameter "))))
+        first = next(iter(all_results.values()))
+        rep.scenario_toml, note = base_scenario(first)
+        note = (f"Part {next(iter(all_results))}: " + note) if note else note
+        rep.errors = sorted(e for res in all_results.values() for e in errors_list(res))
+    else:
+        rep.facts += [f for f in run_facts(results) if f[0] not in ("ncmesh version",)]
+        rep.scenario_toml, note = base_scenario(results)
+        rep.errors = errors_list(results)
     rep.scenario_note = analysis.scenario_note + ("\n\n" + note if note else "")
-    rep.errors = errors_list(results)
     report_path = rep.write(out / "report.html")
 
     summary = {
@@ -174,6 +217,14 @@ def reproduce(name: str, quick: bool = False, out_dir: str | os.PathLike | None 
     }
     (out / "summary.json").write_text(json_dumps(summary) + "\n", encoding="utf-8")
     return summary
+
+
+@dataclass
+class _Report:
+    done: int
+    skipped: int
+    failed: int
+    wall_s: float
 
 
 def _close(fig) -> None:

@@ -1,0 +1,81 @@
+"""`ncmesh reproduce cope-tcp --quick` (seed 001): summary keys, the paper's claims beside
+ours, figures, the X-II scenario, and the report rendered in headless Chromium."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+
+import pytest
+
+from ncmesh import _core
+from ncmesh.experiments import available, cope_tcp
+from ncmesh.sweep import load_sweep
+from test_analysis_data import artifact_dir, chromium, pixel_stats, render
+
+FIGURES = ("fig3_chain", "fig5_fig7_x", "fig8_fig9_x1")
+
+
+def test_registered_with_parts():
+    assert available()["cope-tcp"] is cope_tcp
+    for quick in (True, False):
+        parts = cope_tcp.sweeps(quick)
+        assert set(parts) == {"chain", "x1", "x2"}
+        for spec in parts.values():
+            assert load_sweep(spec).runs()
+    assert cope_tcp.FULL["seeds"] >= 10
+
+
+def test_x2_scenario():
+    run = load_sweep(cope_tcp.sweeps(True)["x2"]).runs()[0]
+    scn = run.scenario
+    assert len(scn["nodes"]) == 9
+    assert [f["route"] for f in scn["flows"]] == [[0, 1, 2, 3, 4], [5, 6, 2, 7, 8]]
+    assert all(2.0 <= f["start_s"] < 3.0 for f in scn["flows"])
+    res = _core.run(_core.resolve({**scn, "simulation": {**scn["simulation"], "duration_s": 12.0}}))
+    assert all(f["goodput_kbps"] > 0 for f in res["flows"])
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    from conftest import run_cli
+
+    out = tmp_path_factory.mktemp("reproduce") / "cope-tcp"
+    p = run_cli("reproduce", "cope-tcp", "--quick", "--jobs", "2", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    return out, p
+
+
+def test_quick_summary_and_tables(quick_run):
+    out, p = quick_run
+    s = json.loads((out / "summary.json").read_text())
+    assert s["experiment"] == "cope-tcp" and s["quick"] is True and s["runs"]["failed"] == 0
+    assert s["seeds"] == cope_tcp.QUICK["seeds"]
+    assert set(s["fig3_chain"]) == {"newreno", "few", "ap"}
+    assert set(s["fig3_chain"]["ap"]["cope"]) == {str(h) for h in cope_tcp.CHAIN_HOPS}
+    for key in ("x1.newreno", "x1.few", "x1.ap", "x2.newreno", "x2.few", "x2.ap"):
+        assert set(s["x_cope_gain_pct"][key]) == {"cope_gain_pct", "ci95", "n"}
+    assert {v: e["paper_pct"] for v, e in s["fig8_encode_once_gain_pct"].items()} == {"newreno": 5, "few": 4, "ap": 2}
+    assert s["fig9_nc_aware_gain_pct"]["paper_pct"] == 12
+    assert len(s["claims"]) == 7 and all(isinstance(c["holds"], bool) for c in s["claims"])
+    rows = list(csv.DictReader(open(out / "tables" / "x1_enhancements.csv")))
+    assert [r["paper"] for r in rows][:3] == ["+5%", "+4%", "+2%"]
+    assert "about +12%" in p.stdout and "The paper's claims beside ours" in p.stdout
+    for name in FIGURES:
+        assert (out / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+    page = (out / "report.html").read_text()
+    assert page.count('<img class="figure"') == len(FIGURES)
+
+
+@pytest.mark.skipif(chromium() is None,
+                    reason="headless Chromium not installed (Debian package `chromium`; scripts/setup.sh installs it)")
+def test_report_screenshot(quick_run, tmp_path):
+    out, _ = quick_run
+    shot = artifact_dir(tmp_path) / "cope-tcp-report.png"
+    r = render(out / "report.html", tmp_path, screenshot=shot, size=(1200, 3000))
+    assert r["rendered"] == "1"
+    assert r["errors"] == [] and r["console"] == []
+    assert r["figures"] == len(FIGURES) and r["loaded"] == len(FIGURES)
+    stddev, colours = pixel_stats(shot)
+    assert stddev > 10 and colours > 50, (stddev, colours)

@@ -1,0 +1,89 @@
+"""`ncmesh reproduce ncaqm --quick` (seed 000): summary keys, Table I with the paper's
+column, figures, and the report rendered in headless Chromium."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+
+import pytest
+
+from ncmesh.experiments import available, ncaqm
+from ncmesh.sweep import load_sweep
+from test_analysis_data import artifact_dir, chromium, pixel_stats, render
+
+TOPOS = ("alice-bob", "x", "cross", "grid")
+FIGURES = ("fig4_cdf", "fig5_buffer", "fig6_wheel", "fig7_capacity", "fig9_butterfly", "appA_convergence")
+
+
+def test_registered_with_parts():
+    assert available()["ncaqm"] is ncaqm
+    for quick in (True, False):
+        parts = ncaqm.sweeps(quick)
+        assert {f"{t}-buffer" for t in TOPOS} | {"wheel", "butterfly-buffer", "butterfly-capacity"} <= set(parts)
+        for spec in parts.values():
+            assert load_sweep(spec).runs()
+            assert spec["seeds"]["count"] == (ncaqm.QUICK if quick else ncaqm.FULL)["seeds"]
+    assert ncaqm.FULL["seeds"] >= 10
+    base = ncaqm.sweeps(True)["x-buffer"]["base"]["set"]
+    assert base["mac.rts_threshold_bytes"] == 0 and base["tcp.sack"] is True and base["loss.0.rate"] == 0.15
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    from conftest import run_cli
+
+    out = tmp_path_factory.mktemp("reproduce") / "ncaqm"
+    p = run_cli("reproduce", "ncaqm", "--quick", "--jobs", "2", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    return out, p
+
+
+def test_quick_summary_and_tables(quick_run):
+    out, p = quick_run
+    s = json.loads((out / "summary.json").read_text())
+    assert s["experiment"] == "ncaqm" and s["quick"] is True and s["runs"]["failed"] == 0
+    assert s["seeds"] == ncaqm.QUICK["seeds"]
+    for topo in TOPOS:
+        e = s["table1"][topo]
+        for scheme in ("ncaqm", "cope"):
+            assert isinstance(e[f"{scheme}_improvement_pct"], float)
+            assert f"{scheme}_improvement_ci95" in e
+        assert e["paper_ncaqm_pct"] == ncaqm.PAPER_TABLE1[topo][1]
+        assert e["paper_cope_pct"] == ncaqm.PAPER_TABLE1[topo][2]
+    assert s["table1"]["alice-bob"]["optimal_pct"] == pytest.approx(100 / 3, abs=0.1)
+    assert s["table1"]["cross"]["optimal_pct"] == pytest.approx(60, abs=0.1)
+    assert s["bfly_available"] is False and "BFLY" in s["bfly_note"]
+    assert s["fig9_butterfly"]["bfly"] is None
+    assert set(s["fig6_wheel"]["ncaqm"]) == {"2", "4", "6", "8"}
+    for kind in ("alice-bob", "x", "butterfly"):
+        assert s["appendix_a"][kind]["relative_error"] < 0.01
+    assert s["chosen"]["buffer_packets"] == ncaqm.BUFFER_PACKETS
+    rows = list(csv.DictReader(open(out / "tables" / "table1.csv")))
+    assert [r["topology"] for r in rows] == ["Alice-and-Bob", "X", "cross", "grid"]
+    assert [r["TCP+NCAQM paper (%)"] for r in rows] == ["18", "19", "39", "35"]
+    assert [r["Optimal paper (%)"] for r in rows] == ["33", "33", "60", "-"]
+    assert "| Alice-and-Bob |" in p.stdout and "TCP+COPE paper (%)" in p.stdout
+    for name in FIGURES:
+        assert (out / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+        assert f"wrote {out / 'figures' / name}.png" in p.stdout
+    assert (out / "results" / "wheel" / "runs").is_dir()
+    page = (out / "report.html").read_text()
+    assert page.count('<img class="figure"') == len(FIGURES)
+    assert "not implemented" in page
+
+
+@pytest.mark.skipif(chromium() is None,
+                    reason="headless Chromium not installed (Debian package `chromium`; scripts/setup.sh installs it)")
+def test_report_screenshot(quick_run, tmp_path):
+    out, _ = quick_run
+    shot = artifact_dir(tmp_path) / "ncaqm-report.png"
+    r = render(out / "report.html", tmp_path, screenshot=shot, size=(1200, 3000))
+    assert r["rendered"] == "1"
+    assert r["errors"] == [] and r["console"] == []
+    assert r["figures"] == len(FIGURES) and r["loaded"] == len(FIGURES)
+    size = re.search(r'data-natural-size="(\d+)x(\d+)"', r["dom"])
+    assert size and int(size.group(1)) > 500 and int(size.group(2)) > 300
+    stddev, colours = pixel_stats(shot)
+    assert stddev > 10 and colours > 50, (stddev, colours)
