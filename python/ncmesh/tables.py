@@ -12,7 +12,9 @@ COLUMNS = {
     "nodes": ["node", "x", "y", "mac_frames_sent", "mac_data_frames_sent", "mac_retries",
               "mac_frames_received", "mac_frames_overheard", "collisions", "channel_losses",
               "mac_duplicates", "drops_queue_full", "drops_retry_limit", "drops_ttl",
-              "drops_no_route", "drops_scheme", "queue_max", "airtime_busy"],
+              "drops_no_route", "drops_scheme", "queue_max", "airtime_busy", "native_tx",
+              "coded_tx", "coded_packets", "decode_failures", "coding_missed",
+              "coding_retransmissions", "control_tx"],
     "flow_series": ["t_s", "flow", "goodput_kbps", "cwnd_bytes"],
     "node_series": ["t_s", "node", "queue_len"],
 }

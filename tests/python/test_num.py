@@ -190,9 +190,15 @@ def test_builders_match_ncmesh_geometry(kind, opts, mine):
 
 
 def test_model_from_ncmesh_scenario_routes_like_the_simulator():
+    # The builder pins every flow through the relay: the paper's cross, gain 8/5.
     sc = ncmesh.Scenario.build("cross")
     m = num.model_from_scenario(sc)
-    # radius 150: N -> S has three 2-hop paths; ties go to the lower id (node 0, west)
+    assert [f.path for f in m.flows] == [(0, 1, 2), (3, 1, 4), (2, 1, 0), (4, 1, 3)]
+    assert num.coding_gain(sc) == pytest.approx(8 / 5, abs=TOL)
+    # Left to routing: at radius 150 N -> S has three 2-hop paths; ties go to the
+    # lower id (node 0, west), so only two flows meet at the relay.
+    sc = ncmesh.Scenario.build("cross", routes="auto")
+    m = num.model_from_scenario(sc)
     assert [f.path for f in m.flows] == [(0, 1, 2), (3, 0, 4), (2, 1, 0), (4, 0, 3)]
     assert num.coding_gain(sc) == pytest.approx(4 / 3, abs=TOL)
     m = num.model_from_scenario(ncmesh.Scenario.build("butterfly").resolved(), coding="bfly")
