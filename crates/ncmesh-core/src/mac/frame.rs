@@ -34,6 +34,12 @@ pub struct DataBody {
 }
 
 impl DataBody {
+    /// Packet instances the sender holds in this frame (a forwarded two-hop code may
+    /// carry natives only as part of its XOR).
+    pub fn held_packets(&self) -> usize {
+        self.packets.len() - self.xor.as_ref().map_or(0, |h| h.padding.len())
+    }
+
     /// A plain frame carrying one packet to `next_hop`.
     pub fn native(pkt: Packet, next_hop: NodeId) -> DataBody {
         let msdu_bytes = LLC_BYTES + pkt.ip_bytes;

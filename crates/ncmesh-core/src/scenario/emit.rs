@@ -243,6 +243,7 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "threshold", f(k.threshold));
     kv(&mut o, "guess", k.guess.to_string());
     kv(&mut o, "control_delay_s", f(k.control_delay_s));
+    kv(&mut o, "report_interval_s", f(k.report_interval_s));
     kv(&mut o, "ack_timeout_s", f(k.ack_timeout_s));
     kv(
         &mut o,
@@ -250,6 +251,7 @@ pub fn to_toml(sc: &Scenario) -> String {
         k.max_retransmissions.to_string(),
     );
     kv(&mut o, "max_code", k.max_code.to_string());
+    kv(&mut o, "two_hop", k.two_hop.to_string());
     o.push_str("# name = \"ncaqm\"\n");
     kv(&mut o, "recode_interval_s", f(k.recode_interval_s));
     kv(&mut o, "split_window", k.split_window.to_string());

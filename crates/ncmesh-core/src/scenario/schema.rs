@@ -419,14 +419,18 @@ pub struct SchemeCfg {
     pub threshold: f64,
     /// Guess neighbour state from delivery probabilities (COPE §3.4).
     pub guess: bool,
-    /// Longest delay of reports and acks before a control frame carries them, seconds.
+    /// Longest delay of acks before a control frame carries them, seconds.
     pub control_delay_s: f64,
+    /// Longest delay of reception reports alone before a control frame carries them, s.
+    pub report_interval_s: f64,
     /// Asynchronous-ack timeout before a coded native is retransmitted, seconds.
     pub ack_timeout_s: f64,
     /// Retransmissions of an unacknowledged coded native.
     pub max_retransmissions: u32,
     /// At most this many natives per code (0: no limit).
     pub max_code: u32,
+    /// Two-hop (butterfly) codes besides one-hop ones; always on for BFLY.
+    pub two_hop: bool,
     /// NCAQM: period of the re-coding pass (Alg. 1), seconds.
     pub recode_interval_s: f64,
     /// NCAQM: transmissions in the traffic-splitting window.
@@ -442,9 +446,11 @@ impl Default for SchemeCfg {
             threshold: 0.8,
             guess: true,
             control_delay_s: 0.01,
+            report_interval_s: 0.1,
             ack_timeout_s: 0.2,
             max_retransmissions: 3,
             max_code: 0,
+            two_hop: false,
             recode_interval_s: 0.01,
             split_window: 100,
         }

@@ -547,6 +547,7 @@ fn scheme(k: &SchemeCfg) -> R {
     positive("scheme.pool_time_s", k.pool_time_s, "seconds")?;
     probability("scheme.threshold", k.threshold)?;
     positive("scheme.control_delay_s", k.control_delay_s, "seconds")?;
+    positive("scheme.report_interval_s", k.report_interval_s, "seconds")?;
     positive("scheme.ack_timeout_s", k.ack_timeout_s, "seconds")?;
     if k.max_retransmissions > 100 {
         return Err(not_allowed(

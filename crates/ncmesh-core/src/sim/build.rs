@@ -81,19 +81,15 @@ fn make_scheme(s: &Scenario) -> Result<Box<dyn CodingScheme>, ScenarioError> {
     let xor = XorParams::from(k);
     Ok(match k.name {
         SchemeName::None => Box::new(PassThrough::new(s.mac.queue_packets as usize)),
-        SchemeName::Cope => Box::new(XorScheme::new(xor, Box::new(FifoQueue::new()), 0)),
+        SchemeName::Cope | SchemeName::Bfly => {
+            Box::new(XorScheme::new(xor, Box::new(FifoQueue::new()), 0))
+        }
         SchemeName::Ncaqm => {
             let q = NcaqmQueue::new(&NcaqmParams {
                 split_window: k.split_window as usize,
             });
             let tick = (k.recode_interval_s * 1e9).round() as crate::engine::Time;
             Box::new(XorScheme::new(xor, Box::new(q), tick))
-        }
-        SchemeName::Bfly => {
-            return Err(ScenarioError::new(
-                "scheme.name",
-                format!("{:?} is not available yet", k.name),
-            ))
         }
     })
 }

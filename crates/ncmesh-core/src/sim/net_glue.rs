@@ -31,7 +31,7 @@ impl Sim {
                     nd.dcf
                         .job
                         .as_ref()
-                        .map_or(0, |j| j.frame.body.packets.len()),
+                        .map_or(0, |j| j.frame.body.held_packets()),
                 ),
                 out: &mut out,
             };

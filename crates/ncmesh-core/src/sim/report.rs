@@ -51,7 +51,7 @@ impl Sim {
                     + nd.dcf
                         .job
                         .as_ref()
-                        .map_or(0, |j| j.frame.body.packets.len() as u64);
+                        .map_or(0, |j| j.frame.body.held_packets() as u64);
                 let l = &nd.ledger;
                 c.originated += l.originated;
                 c.received_from_mac += l.received;

@@ -17,7 +17,7 @@ pub use drop::{choose_drop, choose_flow, DropChoice};
 pub use hqueue::{coded_queue_sizes, flow_counts, hqueue_sizes, FlowCount};
 pub use split::{CodeSig, SplitEstimator};
 
-use crate::coding::xor::entry::{can_join, Entry, FlowKey, Native};
+use crate::coding::xor::entry::{Entry, FlowKey, Native};
 use crate::coding::xor::queue::{Code, OutputQueue, QueueCx};
 use smallvec::SmallVec;
 use std::collections::VecDeque;
@@ -108,7 +108,7 @@ fn joinable(cx: &QueueCx, e: &Entry, n: &Native) -> bool {
         return false;
     }
     let members: SmallVec<[&Native; 8]> = e.items.iter().collect();
-    can_join(&members, n, cx.knowledge, cx.threshold)
+    cx.can_join(&members, n)
 }
 
 /// Is the union of slots `a` and `b` an eligible code (Alg. 1)? `a`'s natives are
@@ -123,7 +123,7 @@ fn mergeable(cx: &QueueCx, a: &Entry, b: &Entry) -> bool {
     }
     let mut members: SmallVec<[&Native; 8]> = a.items.iter().collect();
     for n in &b.items {
-        if !can_join(&members, n, cx.knowledge, cx.threshold) {
+        if !cx.can_join(&members, n) {
             return false;
         }
         members.push(n);
@@ -160,6 +160,18 @@ impl OutputQueue for NcaqmQueue {
         dropped
     }
 
+    fn push_bound(&mut self, cx: &mut QueueCx, code: Code) -> Code {
+        // A two-hop code to forward is stored as the code it is: one slot.
+        if self.q.len() >= cx.capacity {
+            return code;
+        }
+        self.natives += code.len();
+        self.q.push_back(Entry {
+            items: code.into_iter().collect(),
+        });
+        SmallVec::new()
+    }
+
     fn push_front(&mut self, _cx: &mut QueueCx, n: Native) {
         self.q.push_front(Entry::native(n));
         self.natives += 1;
@@ -181,7 +193,7 @@ impl OutputQueue for NcaqmQueue {
                 }
                 let mut members: SmallVec<[&Native; 8]> = code.iter().collect();
                 members.extend(picked.iter().map(|&j| &self.q[j].items[0]));
-                if can_join(&members, &e.items[0], cx.knowledge, cx.threshold) {
+                if cx.can_join(&members, &e.items[0]) {
                     picked.push(i);
                 }
             }

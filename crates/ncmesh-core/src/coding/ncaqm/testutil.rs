@@ -25,6 +25,8 @@ pub fn nat(uid: u64, flow: u32, src: NodeId, next_hop: NodeId, prev_hop: NodeId)
         sends: 0,
         was_coded: false,
         enqueued: 0,
+        then: None,
+        bound: 0,
     }
 }
 
@@ -58,6 +60,7 @@ pub fn cx<'a>(rng: &'a mut Rng, k: &'a dyn Knowledge, capacity: usize) -> QueueC
         threshold: 0.8,
         max_code: 0,
         encode_once: false,
+        two_hop: false,
         knowledge: k,
     }
 }

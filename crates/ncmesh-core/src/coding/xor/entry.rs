@@ -30,6 +30,12 @@ pub struct Native {
     pub was_coded: bool,
     /// When it entered this node's queue.
     pub enqueued: Time,
+    /// The hop after the next one (two-hop coding only; None at the last hop).
+    pub then: Option<NodeId>,
+    /// Non-zero: this node received the packet inside a two-hop code and holds only
+    /// that XOR; it leaves with the other natives of the same group, never alone or
+    /// with others (BFLY's second hop).
+    pub bound: u64,
 }
 
 impl Native {
@@ -39,6 +45,26 @@ impl Native {
     pub fn is_small(&self) -> bool {
         self.pkt.ip_bytes < SMALL_PACKET_BYTES
     }
+
+    /// A native that has just arrived (no sends yet, not bound).
+    pub fn new(pkt: Packet, next_hop: NodeId, prev_hop: NodeId, now: Time) -> Native {
+        Native {
+            pkt,
+            next_hop,
+            prev_hop,
+            sends: 0,
+            was_coded: false,
+            enqueued: now,
+            then: None,
+            bound: 0,
+        }
+    }
+}
+
+/// A code whose natives all go to one next hop is a two-hop code (BFLY): the next hop
+/// forwards it undecoded and the hops after it decode. Otherwise each next hop decodes.
+pub fn is_two_hop(members: &[&Native]) -> bool {
+    members.len() > 1 && members.iter().all(|m| m.next_hop == members[0].next_hop)
 }
 
 /// One slot of an output queue: one native packet, or several XORed together, each for
@@ -72,14 +98,24 @@ pub trait Knowledge {
     fn prob_has(&self, nb: NodeId, p: &Native) -> f64;
 }
 
-/// Can every next hop of `members` decode their XOR with probability >= `threshold`?
-/// Next hop of member i must hold every other member (COPE §3.3, threshold G).
+/// Can every decoder of `members` decode their XOR with probability >= `threshold`?
+/// The decoder of member i (its next hop, or for a two-hop code the hop after) must
+/// hold every other member (COPE §3.3, threshold G; BFLY's butterfly condition).
 pub fn decodable<K: Knowledge + ?Sized>(members: &[&Native], k: &K, threshold: f64) -> bool {
+    let two_hop = is_two_hop(members);
     for (i, m) in members.iter().enumerate() {
+        let decoder = if two_hop {
+            match m.then {
+                Some(d) => d,
+                None => return false,
+            }
+        } else {
+            m.next_hop
+        };
         let mut p = 1.0;
         for (j, o) in members.iter().enumerate() {
             if i != j {
-                p *= k.prob_has(m.next_hop, o);
+                p *= k.prob_has(decoder, o);
                 if p < threshold {
                     return false;
                 }
@@ -89,18 +125,33 @@ pub fn decodable<K: Knowledge + ?Sized>(members: &[&Native], k: &K, threshold: f
     true
 }
 
-/// May `n` join the code `members`: a new next hop, a new flow, and every next hop
-/// (old and new) still decodes with probability >= threshold.
+/// May `n` join the code `members`? A new flow; none of them bound to another code;
+/// then either a one-hop code (every next hop different) or, with `two_hop`, a
+/// two-hop code (one next hop, every hop after it different); and every decoder still
+/// decodes with probability >= threshold.
 pub fn can_join<K: Knowledge + ?Sized>(
     members: &[&Native],
     n: &Native,
     k: &K,
     threshold: f64,
+    two_hop: bool,
 ) -> bool {
-    if members
-        .iter()
-        .any(|m| m.next_hop == n.next_hop || m.flow() == n.flow())
-    {
+    if n.bound != 0 || members.iter().any(|m| m.bound != 0 || m.flow() == n.flow()) {
+        return false;
+    }
+    let same_hop = members.iter().all(|m| m.next_hop == n.next_hop);
+    if same_hop {
+        // Only a two-hop code may send several natives to one next hop.
+        let distinct_then = n.then.is_some_and(|t| {
+            members
+                .iter()
+                .all(|m| m.then.is_some_and(|mt| mt != t && mt != m.next_hop))
+                && t != n.next_hop
+        });
+        if !two_hop || !distinct_then {
+            return false;
+        }
+    } else if members.iter().any(|m| m.next_hop == n.next_hop) || is_two_hop(members) {
         return false;
     }
     let mut all: SmallVec<[&Native; 8]> = members.iter().copied().collect();

@@ -3,7 +3,7 @@
 //! packet of a similar size (then of the other size class) as long as every next hop
 //! can still decode. Drop-tail when full.
 
-use super::entry::{can_join, Native};
+use super::entry::Native;
 use super::queue::{Code, OutputQueue, QueueCx};
 use smallvec::SmallVec;
 use std::collections::VecDeque;
@@ -30,12 +30,35 @@ impl OutputQueue for FifoQueue {
         dropped
     }
 
+    fn push_bound(&mut self, cx: &mut QueueCx, code: Code) -> Code {
+        if self.q.len() + code.len() > cx.capacity {
+            return code;
+        }
+        self.q.extend(code);
+        SmallVec::new()
+    }
+
     fn push_front(&mut self, _cx: &mut QueueCx, n: Native) {
         self.q.push_front(n);
     }
 
     fn pop(&mut self, cx: &mut QueueCx) -> Option<Code> {
         let head = self.q.pop_front()?;
+        if head.bound != 0 {
+            // A two-hop code being forwarded leaves whole, with nothing else.
+            let g = head.bound;
+            let mut code: Code = SmallVec::new();
+            code.push(head);
+            let mut i = 0;
+            while i < self.q.len() {
+                if self.q[i].bound == g {
+                    code.push(self.q.remove(i).expect("index"));
+                } else {
+                    i += 1;
+                }
+            }
+            return Some(code);
+        }
         let mut picked: SmallVec<[usize; 4]> = SmallVec::new();
         if cx.may_code(&head) {
             let small = head.is_small();
@@ -55,16 +78,16 @@ impl OutputQueue for FifoQueue {
                     members.push(&head);
                     members.extend(picked.iter().map(|&j| &self.q[j]));
                     // Only the first packet per (next hop, size class) is a candidate: the
-                    // heads of COPE's per-neighbour virtual queues.
-                    if self
-                        .q
-                        .iter()
-                        .take(i)
-                        .any(|o| o.next_hop == n.next_hop && o.is_small() == n.is_small())
-                    {
+                    // heads of COPE's per-neighbour virtual queues (with two-hop coding,
+                    // per next hop and hop after it).
+                    if self.q.iter().take(i).any(|o| {
+                        o.next_hop == n.next_hop
+                            && o.is_small() == n.is_small()
+                            && (!cx.two_hop || o.then == n.then)
+                    }) {
                         continue;
                     }
-                    if can_join(&members, n, cx.knowledge, cx.threshold) {
+                    if cx.can_join(&members, n) {
                         picked.push(i);
                     }
                 }

@@ -10,6 +10,7 @@ use smallvec::SmallVec;
 /// COPE header sizes, bytes (COPE Fig. 6).
 const COUNT_BYTES: u32 = 1;
 const CODED_ENTRY_BYTES: u32 = 4 + 6; // packet id + MAC next hop
+const NODE_BYTES: u32 = 6; // a MAC address (two-hop decoder)
 const REPORT_ENTRY_BYTES: u32 = 4 + 4 + 1; // source IP + last packet + 8-bit map
 const ACK_FIXED_BYTES: u32 = 2; // local packet sequence number
 const ACK_ENTRY_BYTES: u32 = 6 + 2 + 1; // neighbour + last ack + 8-bit map
@@ -20,6 +21,13 @@ const IDS_PER_ENTRY: usize = 9;
 pub struct XorHeader {
     /// Next hop of each native in the frame, in the order of `DataBody::packets`.
     pub next_hops: SmallVec<[NodeId; 4]>,
+    /// Two-hop code (BFLY): the node that decodes each native (the hop after the next
+    /// one); empty for one-hop codes.
+    pub decoders: SmallVec<[NodeId; 4]>,
+    /// Natives in the frame only because the XOR the sender holds contains them (a
+    /// forwarded two-hop code resent after one of its natives was acknowledged); the
+    /// sender does not hold them as packets.
+    pub padding: SmallVec<[u64; 2]>,
     /// Reception reports: (source node, uid) of packets the sender heard.
     pub reports: Vec<(NodeId, u64)>,
     /// Acknowledgements: (neighbour the ack is for, uid it decoded).
@@ -35,6 +43,10 @@ impl XorHeader {
         self.next_hops.len() > 1
     }
 
+    pub fn is_two_hop(&self) -> bool {
+        !self.decoders.is_empty()
+    }
+
     /// Header length on the air, bytes.
     pub fn bytes(&self) -> u32 {
         let coded = if self.is_coded() {
@@ -44,6 +56,7 @@ impl XorHeader {
         };
         COUNT_BYTES
             + coded
+            + self.decoders.len() as u32 * NODE_BYTES
             + COUNT_BYTES
             + entries(&self.reports) * REPORT_ENTRY_BYTES
             + COUNT_BYTES

@@ -5,8 +5,10 @@
 //! COPE keeps natives and codes at each transmission opportunity ([`fifo`]); NCAQM keeps
 //! codes (`coding::ncaqm`). Encode Once (seed 001 §IV-A) is a flag.
 
+pub mod announce;
 pub mod entry;
 pub mod fifo;
+pub mod groups;
 pub mod header;
 pub mod knowledge;
 pub mod params;

@@ -14,6 +14,8 @@ pub struct XorParams {
     /// Longest wait before reports and acks go out in a frame of their own when there
     /// is no data frame to carry them.
     pub control_delay: Time,
+    /// Longest wait of reception reports alone before a control frame carries them.
+    pub report_interval: Time,
     /// An unacknowledged native of a coded frame is retransmitted after this long.
     pub ack_timeout: Time,
     /// Retransmissions of a native after the first send (then it is dropped).
@@ -22,6 +24,9 @@ pub struct XorParams {
     pub max_code: usize,
     /// Encode Once (seed 001 §IV-A).
     pub encode_once: bool,
+    /// Two-hop codes (BFLY, seed 000 §VII): natives for one next hop whose following
+    /// hops can each decode.
+    pub two_hop: bool,
     /// Reports and acks carried per frame at most (the rest wait for the next frame).
     pub max_header_items: usize,
     /// Headers that carry each report and ack (repeats guard against lost headers).
@@ -35,10 +40,12 @@ impl Default for XorParams {
             threshold: 0.8,
             guess: true,
             control_delay: 10_000_000,
+            report_interval: 100_000_000,
             ack_timeout: 200_000_000,
             max_retransmissions: 3,
             max_code: 0,
             encode_once: false,
+            two_hop: false,
             max_header_items: 64,
             header_repeats: 3,
         }
@@ -56,10 +63,12 @@ impl From<&crate::scenario::schema::SchemeCfg> for XorParams {
             threshold: k.threshold,
             guess: k.guess,
             control_delay: seconds(k.control_delay_s),
+            report_interval: seconds(k.report_interval_s),
             ack_timeout: seconds(k.ack_timeout_s),
             max_retransmissions: k.max_retransmissions.min(255) as u8,
             max_code: k.max_code as usize,
             encode_once: k.encode_once,
+            two_hop: k.two_hop || k.name == crate::scenario::schema::SchemeName::Bfly,
             ..XorParams::default()
         }
     }

@@ -2,7 +2,7 @@
 //! transmission opportunity (`fifo`), NCAQM keeps codes and codes at enqueue
 //! (`coding::ncaqm`). Both decide with the same decodability rule (`entry::can_join`).
 
-use super::entry::{Knowledge, Native};
+use super::entry::{can_join, Knowledge, Native};
 use crate::engine::{Rng, Time};
 use smallvec::SmallVec;
 
@@ -21,6 +21,8 @@ pub struct QueueCx<'a> {
     pub max_code: usize,
     /// Encode Once (seed 001 §IV-A): a native already sent coded goes out alone.
     pub encode_once: bool,
+    /// Two-hop codes allowed (BFLY, seed 000 §VII).
+    pub two_hop: bool,
     pub knowledge: &'a dyn Knowledge,
 }
 
@@ -32,11 +34,18 @@ impl QueueCx<'_> {
     pub fn room_in_code(&self, len: usize) -> bool {
         self.max_code == 0 || len < self.max_code
     }
+    /// May `n` join `members` (see [`can_join`])?
+    pub fn can_join(&self, members: &[&Native], n: &Native) -> bool {
+        can_join(members, n, self.knowledge, self.threshold, self.two_hop)
+    }
 }
 
 pub trait OutputQueue: Send {
     /// A new native packet. Returns what was dropped to make room (maybe `n` itself).
     fn push(&mut self, cx: &mut QueueCx, n: Native) -> SmallVec<[Native; 1]>;
+    /// Natives that must leave together (a two-hop code received for forwarding). They
+    /// take one slot (NCAQM) or sit together (FIFO); returned if there is no room.
+    fn push_bound(&mut self, cx: &mut QueueCx, code: Code) -> Code;
     /// A native to resend before everything else (COPE §3.5: an unacknowledged packet
     /// goes back to the head of the queue). Not subject to capacity.
     fn push_front(&mut self, cx: &mut QueueCx, n: Native);

@@ -1,7 +1,9 @@
-//! One node's XOR-coding layer: the `CodingScheme` shared by COPE, Encode Once and
-//! NCAQM (they differ in the output queue and in flags).
+//! One node's XOR-coding layer: the `CodingScheme` shared by COPE, Encode Once, NCAQM
+//! and BFLY (they differ in the output queue and in flags).
 
+use super::announce::Announcements;
 use super::entry::Native;
+use super::groups::Groups;
 use super::header::XorHeader;
 use super::knowledge::View;
 use super::payload;
@@ -17,24 +19,18 @@ use smallvec::SmallVec;
 use std::collections::VecDeque;
 
 /// Timer tokens: kind in the top byte, an id below.
-const T_CONTROL: u64 = 1 << 56;
-const T_ACK: u64 = 2 << 56;
+const T_ACKS: u64 = 1 << 56;
+const T_RETX: u64 = 2 << 56;
 const T_TICK: u64 = 3 << 56;
+const T_REPORTS: u64 = 4 << 56;
 const T_KIND: u64 = 0xff << 56;
 
 /// How long delivered uids are remembered to drop duplicates of retransmissions.
 const DUPLICATE_MEMORY: Time = 2_000_000_000;
 /// Recent arrivals remembered to learn each packet's previous hop at enqueue.
 const PREV_HOP_MEMORY: usize = 64;
-
-/// Per-native facts of the frame in the MAC, to rebuild the natives on its outcome.
-struct Sent {
-    next_hop: NodeId,
-    prev_hop: NodeId,
-    sends: u8,
-    was_coded: bool,
-    enqueued: Time,
-}
+/// Acks remembered that came while their frame was still in the MAC.
+const EARLY_ACK_MEMORY: usize = 64;
 
 struct Pending {
     id: u64,
@@ -50,19 +46,40 @@ pub struct XorScheme {
     pool: PacketPool,
     /// nb_key(neighbour, uid): the neighbour holds the packet (report or its own send).
     reported: ExpiringSet,
-    delivered: ExpiringSet,
-    prev_hops: VecDeque<(u64, NodeId)>,
-    /// Reports and acks to announce, with the number of headers that carried each.
-    reports_out: Vec<((NodeId, u64), u8)>,
-    acks_out: Vec<((NodeId, u64), u8)>,
-    control_armed: bool,
-    control_due: bool,
     /// Per neighbour: time up to which its reception reports were complete.
     horizon: Vec<(NodeId, Time)>,
-    in_flight: SmallVec<[Sent; 4]>,
+    delivered: ExpiringSet,
+    prev_hops: VecDeque<(u64, NodeId)>,
+    news: Announcements,
+    acks_armed: bool,
+    reports_armed: bool,
+    control_due: bool,
+    /// The natives of the frame in the MAC (without their packets, which the frame holds).
+    in_flight: SmallVec<[Native; 4]>,
     pending: Vec<Pending>,
+    early_acks: VecDeque<(u64, NodeId)>,
+    groups: Groups,
     next_id: u64,
     pub counters: XorCounters,
+}
+
+/// The facts of a native whose packet travels in the frame (payload left out: the
+/// frame holds the packet and gives it back on the outcome).
+fn strip(n: &Native) -> Native {
+    Native {
+        pkt: Packet {
+            payload: None,
+            l4: n.pkt.l4.clone(),
+            ..n.pkt
+        },
+        next_hop: n.next_hop,
+        prev_hop: n.prev_hop,
+        sends: n.sends,
+        was_coded: n.was_coded,
+        enqueued: n.enqueued,
+        then: n.then,
+        bound: n.bound,
+    }
 }
 
 impl XorScheme {
@@ -70,19 +87,21 @@ impl XorScheme {
         XorScheme {
             pool: PacketPool::new(p.pool_time),
             reported: ExpiringSet::new(p.pool_time),
+            horizon: Vec::new(),
             delivered: ExpiringSet::new(DUPLICATE_MEMORY),
             p,
             queue,
             tick,
             tick_armed: false,
             prev_hops: VecDeque::with_capacity(PREV_HOP_MEMORY),
-            reports_out: Vec::new(),
-            acks_out: Vec::new(),
-            control_armed: false,
+            news: Announcements::default(),
+            acks_armed: false,
+            reports_armed: false,
             control_due: false,
-            horizon: Vec::new(),
             in_flight: SmallVec::new(),
             pending: Vec::new(),
+            early_acks: VecDeque::with_capacity(EARLY_ACK_MEMORY),
+            groups: Groups::default(),
             next_id: 0,
             counters: XorCounters::default(),
         }
@@ -110,15 +129,21 @@ impl XorScheme {
             threshold: self.p.threshold,
             max_code: self.p.max_code,
             encode_once: self.p.encode_once,
+            two_hop: self.p.two_hop,
             knowledge: &view,
         };
         f(&mut *self.queue, &mut qcx)
     }
 
+    /// Acks wait at most control_delay, reports alone report_interval, for a frame.
     fn arm_control(&mut self, cx: &mut SchemeCx) {
-        if !self.control_armed && self.has_fresh_items() {
-            self.control_armed = true;
-            cx.set_timer(cx.now + self.p.control_delay, T_CONTROL);
+        if !self.acks_armed && self.news.fresh_acks() {
+            self.acks_armed = true;
+            cx.set_timer(cx.now + self.p.control_delay, T_ACKS);
+        }
+        if !self.reports_armed && self.news.fresh_reports() {
+            self.reports_armed = true;
+            cx.set_timer(cx.now + self.p.report_interval, T_REPORTS);
         }
     }
 
@@ -129,37 +154,20 @@ impl XorScheme {
         }
     }
 
-    /// Items no header has carried yet (they may need a control frame of their own).
-    fn has_fresh_items(&self) -> bool {
-        self.reports_out.iter().any(|x| x.1 == 0) || self.acks_out.iter().any(|x| x.1 == 0)
-    }
-
-    /// Copies waiting reports and acks into a header, at most max_header_items each.
-    /// Each item rides in `header_repeats` headers: COPE's report and ack maps cover
-    /// the last few ids, so one lost header does not lose the news (COPE §4).
-    fn take_header_items(&mut self, now: Time, h: &mut XorHeader) {
-        let (max, repeats) = (self.p.max_header_items, self.p.header_repeats);
-        for (list, out) in [
-            (&mut self.reports_out, &mut h.reports),
-            (&mut self.acks_out, &mut h.acks),
-        ] {
-            for item in list.iter_mut().take(max) {
-                out.push(item.0);
-                item.1 += 1;
-            }
-            list.retain(|x| x.1 < repeats);
-        }
-        if self.reports_out.iter().all(|x| x.1 > 0) {
-            h.reports_complete_at = Some(now);
-        }
-        if !self.has_fresh_items() {
-            self.control_due = false;
-        }
+    fn fill_header(&mut self, now: Time, h: &mut XorHeader) {
+        self.news
+            .fill(now, h, self.p.max_header_items, self.p.header_repeats);
+        self.control_due = false;
     }
 
     fn build_frame(&mut self, cx: &mut SchemeCx, code: Code) -> OutFrame {
         let now = cx.now;
-        let coded = code.len() > 1;
+        let padding = self.groups.padding(&code);
+        let coded = code.len() + padding.len() > 1;
+        let two_hop = {
+            let members: SmallVec<[&Native; 4]> = code.iter().collect();
+            super::entry::is_two_hop(&members)
+        };
         let mut h = XorHeader::default();
         let mut packets: SmallVec<[Packet; 1]> = SmallVec::new();
         let mut intended: SmallVec<[NodeId; 4]> = SmallVec::new();
@@ -171,18 +179,25 @@ impl XorScheme {
             if coded {
                 h.next_hops.push(n.next_hop);
             }
-            intended.push(n.next_hop);
+            if two_hop {
+                h.decoders
+                    .push(n.then.expect("two-hop codes have a hop after"));
+            }
+            if !intended.contains(&n.next_hop) {
+                intended.push(n.next_hop);
+            }
             longest = longest.max(n.pkt.ip_bytes);
             // COPE keeps what it sends: a neighbour's code may XOR it back out.
-            self.pool.insert(cx.now, &n.pkt);
-            self.in_flight.push(Sent {
-                next_hop: n.next_hop,
-                prev_hop: n.prev_hop,
-                sends: n.sends,
-                was_coded: n.was_coded,
-                enqueued: n.enqueued,
-            });
+            self.pool.insert(now, &n.pkt);
+            self.in_flight.push(strip(&n));
             packets.push(n.pkt);
+        }
+        for c in padding {
+            h.next_hops.push(c.next_hop);
+            h.padding.push(c.pkt.uid);
+            intended.push(c.next_hop);
+            longest = longest.max(c.pkt.ip_bytes);
+            packets.push(c.pkt);
         }
         if coded {
             self.counters.coded_tx += 1;
@@ -190,7 +205,7 @@ impl XorScheme {
         } else {
             self.counters.native_tx += 1;
         }
-        self.take_header_items(now, &mut h);
+        self.fill_header(now, &mut h);
         let header_bytes = h.bytes();
         let coded_payload = (coded && packets.iter().any(|p| p.payload.is_some()))
             .then(|| payload::xor_all(packets.iter().map(|p| p.payload.as_deref())));
@@ -212,7 +227,7 @@ impl XorScheme {
 
     fn control_frame(&mut self, now: Time) -> OutFrame {
         let mut h = XorHeader::default();
-        self.take_header_items(now, &mut h);
+        self.fill_header(now, &mut h);
         self.counters.control_tx += 1;
         self.in_flight.clear();
         let header_bytes = h.bytes();
@@ -231,15 +246,16 @@ impl XorScheme {
     }
 
     /// Hands `pkt` (for this node) to the network layer unless it came before.
-    fn accept(&mut self, cx: &mut SchemeCx, pkt: Packet, from: NodeId) {
+    fn accept(&mut self, cx: &mut SchemeCx, pkt: Packet, from: NodeId) -> bool {
         if !self.delivered.insert(cx.now, pkt.uid) {
-            return;
+            return false;
         }
         if self.prev_hops.len() == PREV_HOP_MEMORY {
             self.prev_hops.pop_front();
         }
         self.prev_hops.push_back((pkt.uid, from));
         cx.deliver(pkt);
+        true
     }
 
     fn on_ack(&mut self, cx: &mut SchemeCx, from: NodeId, uid: u64) {
@@ -248,11 +264,23 @@ impl XorScheme {
             .iter()
             .position(|q| q.native.pkt.uid == uid && q.native.next_hop == from)
         {
-            self.pending.swap_remove(i);
+            let q = self.pending.swap_remove(i);
+            self.groups.resolve(q.native.bound);
             cx.handed_over(1);
+        } else if self
+            .in_flight
+            .iter()
+            .any(|n| n.pkt.uid == uid && n.next_hop == from)
+        {
+            // Decoded while the MAC still retries the frame (its ACK was lost).
+            if self.early_acks.len() == EARLY_ACK_MEMORY {
+                self.early_acks.pop_front();
+            }
+            self.early_acks.push_back((uid, from));
         }
     }
 
+    /// A coded frame: decode the natives this node is the next hop of.
     fn decode(&mut self, cx: &mut SchemeCx, frame: &Frame, body: &DataBody, h: &XorHeader) {
         let me = cx.node;
         for (i, &nh) in h.next_hops.iter().enumerate() {
@@ -285,10 +313,42 @@ impl XorScheme {
                     .as_ref()
                     .map(|_| payload::recover(coded, others, len));
             }
-            self.acks_out.push(((frame.tx, pkt.uid), 0));
+            self.news.ack(frame.tx, pkt.uid);
             self.pool.insert(cx.now, &pkt);
             self.accept(cx, pkt, frame.tx);
         }
+    }
+
+    /// A two-hop code for this node to forward undecoded (BFLY, seed 000 §VII).
+    fn forward_two_hop(
+        &mut self,
+        cx: &mut SchemeCx,
+        frame: &Frame,
+        body: &DataBody,
+        h: &XorHeader,
+    ) {
+        if body
+            .packets
+            .iter()
+            .any(|p| self.delivered.contains(cx.now, p.uid))
+        {
+            return;
+        }
+        let members: SmallVec<[(u64, NodeId); 2]> = body
+            .packets
+            .iter()
+            .zip(&h.decoders)
+            .map(|(p, &d)| (p.uid, d))
+            .collect();
+        self.groups.open(&members);
+        for p in &body.packets {
+            self.accept(cx, p.clone(), frame.tx);
+        }
+    }
+
+    fn drop_native(&mut self, cx: &mut SchemeCx, n: Native, why: DropReason) {
+        self.groups.resolve(n.bound);
+        cx.drop_packet(n.pkt, why);
     }
 }
 
@@ -300,17 +360,23 @@ impl CodingScheme for XorScheme {
             .rev()
             .find(|(u, _)| *u == pkt.uid)
             .map_or(cx.node, |&(_, h)| h);
-        let n = Native {
-            pkt,
-            next_hop,
-            prev_hop,
-            sends: 0,
-            was_coded: false,
-            enqueued: cx.now,
+        let mut n = Native::new(pkt, next_hop, prev_hop, cx.now);
+        if self.p.two_hop && next_hop != n.pkt.dst {
+            n.then = cx.routes.next_hop(next_hop, n.pkt.dst, n.pkt.flow);
+        }
+        let dropped: SmallVec<[Native; 2]> = match self.groups.arrive(n) {
+            Err(n) => self
+                .with_queue(cx, |q, qcx| q.push(qcx, n))
+                .into_iter()
+                .collect(),
+            Ok(None) => SmallVec::new(),
+            Ok(Some(code)) => self
+                .with_queue(cx, |q, qcx| q.push_bound(qcx, code))
+                .into_iter()
+                .collect(),
         };
-        let dropped = self.with_queue(cx, |q, qcx| q.push(qcx, n));
         for d in dropped {
-            cx.drop_packet(d.pkt, DropReason::QueueFull);
+            self.drop_native(cx, d, DropReason::QueueFull);
         }
         self.arm_tick(cx);
     }
@@ -323,7 +389,7 @@ impl CodingScheme for XorScheme {
         let others = self.queue.packets();
         match self.with_queue(cx, |q, qcx| q.pop(qcx)) {
             Some(code) => {
-                if code.len() == 1 && others > 1 {
+                if code.len() == 1 && others > 1 && code[0].bound == 0 {
                     let nh = code[0].next_hop;
                     if self.queue.any_native(&mut |n| n.next_hop != nh) {
                         self.counters.coding_missed += 1;
@@ -357,11 +423,16 @@ impl CodingScheme for XorScheme {
                 }
             }
         }
-        // The transmitter holds whatever it sent.
+        // The transmitter holds whatever it sent (as a packet or inside its XOR).
         for p in &body.packets {
             self.reported.insert(now, nb_key(frame.tx, p.uid));
         }
         match body.xor.as_deref() {
+            Some(h) if h.is_two_hop() => {
+                if addressed && frame.rx == me {
+                    self.forward_two_hop(cx, frame, body, h);
+                }
+            }
             Some(h) if h.is_coded() => self.decode(cx, frame, body, h),
             _ => {
                 if let Some(p) = body.packets.first() {
@@ -369,7 +440,7 @@ impl CodingScheme for XorScheme {
                         self.accept(cx, p.clone(), frame.tx);
                     } else if self.pool.insert(now, p) {
                         // Opportunistic listening: keep it and tell the neighbours.
-                        self.reports_out.push(((p.src, p.uid), 0));
+                        self.news.report(p.src, p.uid);
                     }
                 }
             }
@@ -378,52 +449,65 @@ impl CodingScheme for XorScheme {
     }
 
     fn on_tx_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome) {
+        let two_hop = frame.body.xor.as_ref().is_some_and(|h| h.is_two_hop());
         let coded = frame.body.packets.len() > 1;
         let sent = std::mem::take(&mut self.in_flight);
-        for (pkt, s) in frame.body.packets.into_iter().zip(sent) {
-            if !coded {
-                // A native frame is acknowledged by the MAC (COPE §4: plain 802.11).
+        // Padding packets come last and have no entry in `sent`: zip skips them.
+        for (pkt, mut n) in frame.body.packets.into_iter().zip(sent) {
+            n.pkt = pkt;
+            if !coded || two_hop {
+                // A native frame, or a two-hop code (its next hop cannot decode, so
+                // cannot acknowledge natives): the MAC ACK is the hop's acknowledgement.
                 match outcome {
-                    TxOutcome::Delivered => cx.handed_over(1),
-                    TxOutcome::Failed => cx.drop_packet(pkt, DropReason::RetryLimit),
+                    TxOutcome::Delivered => {
+                        self.groups.resolve(n.bound);
+                        cx.handed_over(1);
+                    }
+                    TxOutcome::Failed => self.drop_native(cx, n, DropReason::RetryLimit),
                 }
+                continue;
+            }
+            if let Some(i) = self
+                .early_acks
+                .iter()
+                .position(|&(u, f)| u == n.pkt.uid && f == n.next_hop)
+            {
+                self.early_acks.remove(i);
+                self.groups.resolve(n.bound);
+                cx.handed_over(1);
                 continue;
             }
             // Every next hop of a coded frame acknowledges asynchronously (COPE §3.5);
             // the MAC ACK of the pseudo-broadcast says nothing about decoding.
             self.next_id += 1;
             let id = self.next_id;
-            cx.set_timer(cx.now + self.p.ack_timeout, T_ACK | id);
-            self.pending.push(Pending {
-                id,
-                native: Native {
-                    pkt,
-                    next_hop: s.next_hop,
-                    prev_hop: s.prev_hop,
-                    sends: s.sends,
-                    was_coded: s.was_coded,
-                    enqueued: s.enqueued,
-                },
-            });
+            cx.set_timer(cx.now + self.p.ack_timeout, T_RETX | id);
+            self.pending.push(Pending { id, native: n });
         }
     }
 
     fn on_timer(&mut self, cx: &mut SchemeCx, token: u64) {
         match token & T_KIND {
-            T_CONTROL => {
-                self.control_armed = false;
-                if self.has_fresh_items() {
+            T_ACKS => {
+                self.acks_armed = false;
+                if self.news.fresh_acks() {
                     self.control_due = true;
                 }
             }
-            T_ACK => {
+            T_REPORTS => {
+                self.reports_armed = false;
+                if self.news.fresh_reports() {
+                    self.control_due = true;
+                }
+            }
+            T_RETX => {
                 let id = token & !T_KIND;
                 let Some(i) = self.pending.iter().position(|q| q.id == id) else {
                     return;
                 };
                 let q = self.pending.swap_remove(i);
                 if q.native.sends > self.p.max_retransmissions {
-                    cx.drop_packet(q.native.pkt, DropReason::Scheme);
+                    self.drop_native(cx, q.native, DropReason::Scheme);
                 } else {
                     self.counters.retransmissions += 1;
                     self.with_queue(cx, |queue, qcx| queue.push_front(qcx, q.native));
@@ -443,7 +527,7 @@ impl CodingScheme for XorScheme {
     }
 
     fn held(&self) -> usize {
-        self.queue.packets() + self.pending.len()
+        self.queue.packets() + self.pending.len() + self.groups.waiting()
     }
 
     fn xor_counters(&self) -> Option<XorCounters> {
