@@ -28,6 +28,11 @@ pub struct SchemeOut {
     pub deliver: Vec<Packet>,
     /// Packets the scheme discards, with the reason.
     pub drops: Vec<(Packet, DropReason)>,
+    /// Packets taken from the MAC that the scheme keeps for now: they count as
+    /// received by the node, and reach the network layer later through `release`.
+    pub absorbed: u64,
+    /// Packets absorbed earlier, now handed to the network layer.
+    pub release: Vec<Packet>,
     /// Packet instances whose transfer to the next hop completed.
     pub handed_over: u64,
     /// Timers: (time, token) -> `on_timer(token)`.
@@ -52,6 +57,14 @@ impl SchemeCx<'_> {
     }
     pub fn drop_packet(&mut self, p: Packet, why: DropReason) {
         self.out.drops.push((p, why));
+    }
+    /// This node received `n` packets from the MAC that the scheme holds back.
+    pub fn absorb(&mut self, n: u64) {
+        self.out.absorbed += n;
+    }
+    /// Hands a packet held back since [`absorb`](Self::absorb) to the network layer.
+    pub fn release(&mut self, p: Packet) {
+        self.out.release.push(p);
     }
     pub fn handed_over(&mut self, n: u64) {
         self.out.handed_over += n;

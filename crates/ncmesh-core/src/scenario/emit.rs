@@ -245,6 +245,7 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "control_delay_s", f(k.control_delay_s));
     kv(&mut o, "report_interval_s", f(k.report_interval_s));
     kv(&mut o, "ack_timeout_s", f(k.ack_timeout_s));
+    kv(&mut o, "ordering_timeout_s", f(k.ordering_timeout_s));
     kv(
         &mut o,
         "max_retransmissions",

@@ -425,6 +425,9 @@ pub struct SchemeCfg {
     pub report_interval_s: f64,
     /// Asynchronous-ack timeout before a coded native is retransmitted, seconds.
     pub ack_timeout_s: f64,
+    /// COPE's ordering agent: a TCP segment after a gap waits at most this long at its
+    /// destination for the gap to fill, seconds (0: no agent).
+    pub ordering_timeout_s: f64,
     /// Retransmissions of an unacknowledged coded native.
     pub max_retransmissions: u32,
     /// At most this many natives per code (0: no limit).
@@ -448,6 +451,7 @@ impl Default for SchemeCfg {
             control_delay_s: 0.01,
             report_interval_s: 0.1,
             ack_timeout_s: 0.2,
+            ordering_timeout_s: 0.25,
             max_retransmissions: 3,
             max_code: 0,
             two_hop: false,

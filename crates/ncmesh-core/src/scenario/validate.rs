@@ -549,6 +549,11 @@ fn scheme(k: &SchemeCfg) -> R {
     positive("scheme.control_delay_s", k.control_delay_s, "seconds")?;
     positive("scheme.report_interval_s", k.report_interval_s, "seconds")?;
     positive("scheme.ack_timeout_s", k.ack_timeout_s, "seconds")?;
+    non_negative(
+        "scheme.ordering_timeout_s",
+        k.ordering_timeout_s,
+        "seconds; 0 = no ordering agent",
+    )?;
     if k.max_retransmissions > 100 {
         return Err(not_allowed(
             "scheme.max_retransmissions",

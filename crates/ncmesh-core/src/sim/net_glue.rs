@@ -41,6 +41,8 @@ impl Sim {
             let nd = &mut self.nodes[n as usize];
             nd.ledger.handed_over += out.handed_over;
             out.handed_over = 0;
+            nd.ledger.received += out.absorbed;
+            out.absorbed = 0;
             for (_, why) in out.drops.drain(..) {
                 count_drop(&mut nd.stats, &mut nd.ledger, why);
             }
@@ -50,9 +52,14 @@ impl Sim {
                 .schedule(at.max(self.now), Ev::SchemeTimer { node: n, token });
         }
         let mut delivered = std::mem::take(&mut out.deliver);
+        let released = std::mem::take(&mut out.release);
         self.out_pool.push(out);
         for p in delivered.drain(..) {
-            self.net_receive(n, p);
+            self.nodes[n as usize].ledger.received += 1;
+            self.net_arrive(n, p);
+        }
+        for p in released {
+            self.net_arrive(n, p);
         }
         // give the (now empty) buffer back so its capacity is reused
         if let Some(o) = self.out_pool.last_mut() {
@@ -73,9 +80,8 @@ impl Sim {
         count_drop(&mut nd.stats, &mut nd.ledger, why);
     }
 
-    /// A packet decoded at `n` by its scheme.
-    fn net_receive(&mut self, n: u32, p: Packet) {
-        self.nodes[n as usize].ledger.received += 1;
+    /// A packet the scheme of `n` hands to the network layer (counted as received).
+    fn net_arrive(&mut self, n: u32, p: Packet) {
         if p.dst == n {
             self.nodes[n as usize].ledger.delivered += 1;
             self.transport_deliver(n, p);

@@ -11,6 +11,7 @@ pub mod fifo;
 pub mod groups;
 pub mod header;
 pub mod knowledge;
+pub mod ordering;
 pub mod params;
 pub mod payload;
 pub mod pool;

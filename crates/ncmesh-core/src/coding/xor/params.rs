@@ -22,6 +22,9 @@ pub struct XorParams {
     pub max_retransmissions: u8,
     /// At most this many natives per code (0: one per next hop, no other limit).
     pub max_code: usize,
+    /// COPE's ordering agent at the destination: how long a TCP segment after a gap
+    /// waits for the gap to fill (0: no agent).
+    pub ordering_timeout: Time,
     /// Encode Once (seed 001 §IV-A).
     pub encode_once: bool,
     /// Two-hop codes (BFLY, seed 000 §VII): natives for one next hop whose following
@@ -44,6 +47,7 @@ impl Default for XorParams {
             ack_timeout: 200_000_000,
             max_retransmissions: 3,
             max_code: 0,
+            ordering_timeout: 250_000_000,
             encode_once: false,
             two_hop: false,
             max_header_items: 64,
@@ -68,6 +72,7 @@ impl From<&crate::scenario::schema::SchemeCfg> for XorParams {
             max_retransmissions: k.max_retransmissions.min(255) as u8,
             max_code: k.max_code as usize,
             encode_once: k.encode_once,
+            ordering_timeout: seconds(k.ordering_timeout_s),
             two_hop: k.two_hop || k.name == crate::scenario::schema::SchemeName::Bfly,
             ..XorParams::default()
         }

@@ -6,6 +6,7 @@ use super::entry::Native;
 use super::groups::Groups;
 use super::header::XorHeader;
 use super::knowledge::View;
+use super::ordering::Ordering;
 use super::payload;
 use super::pool::{nb_key, ExpiringSet, PacketPool};
 use super::queue::{Code, OutputQueue, QueueCx};
@@ -23,6 +24,7 @@ const T_ACKS: u64 = 1 << 56;
 const T_RETX: u64 = 2 << 56;
 const T_TICK: u64 = 3 << 56;
 const T_REPORTS: u64 = 4 << 56;
+const T_ORDER: u64 = 5 << 56;
 const T_KIND: u64 = 0xff << 56;
 
 /// How long delivered uids are remembered to drop duplicates of retransmissions.
@@ -59,6 +61,8 @@ pub struct XorScheme {
     pending: Vec<Pending>,
     early_acks: VecDeque<(u64, NodeId)>,
     groups: Groups,
+    ordering: Option<Ordering>,
+    order_armed: Option<Time>,
     next_id: u64,
     pub counters: XorCounters,
 }
@@ -84,6 +88,7 @@ fn strip(n: &Native) -> Native {
 
 impl XorScheme {
     pub fn new(p: XorParams, queue: Box<dyn OutputQueue>, tick: Time) -> XorScheme {
+        let ordering = (p.ordering_timeout > 0).then(|| Ordering::new(p.ordering_timeout));
         XorScheme {
             pool: PacketPool::new(p.pool_time),
             reported: ExpiringSet::new(p.pool_time),
@@ -102,6 +107,8 @@ impl XorScheme {
             pending: Vec::new(),
             early_acks: VecDeque::with_capacity(EARLY_ACK_MEMORY),
             groups: Groups::default(),
+            ordering,
+            order_armed: None,
             next_id: 0,
             counters: XorCounters::default(),
         }
@@ -254,8 +261,29 @@ impl XorScheme {
             self.prev_hops.pop_front();
         }
         self.prev_hops.push_back((pkt.uid, from));
-        cx.deliver(pkt);
+        match &mut self.ordering {
+            Some(o) if pkt.dst == cx.node && Ordering::applies(&pkt) => {
+                cx.absorb(1);
+                let mut out = Vec::new();
+                let gap = o.arrive(cx.now, pkt, &mut out);
+                for p in out {
+                    cx.release(p);
+                }
+                if let Some(at) = gap {
+                    self.arm_order(cx, at);
+                }
+            }
+            _ => cx.deliver(pkt),
+        }
         true
+    }
+
+    /// One timer for the ordering agent: the earliest deadline of its gaps.
+    fn arm_order(&mut self, cx: &mut SchemeCx, at: Time) {
+        if self.order_armed.is_none_or(|t| at < t) {
+            self.order_armed = Some(at);
+            cx.set_timer(at, T_ORDER | (at & !T_KIND));
+        }
     }
 
     fn on_ack(&mut self, cx: &mut SchemeCx, from: NodeId, uid: u64) {
@@ -513,6 +541,23 @@ impl CodingScheme for XorScheme {
                     self.with_queue(cx, |queue, qcx| queue.push_front(qcx, q.native));
                 }
             }
+            T_ORDER => {
+                if self.order_armed != Some(token & !T_KIND) {
+                    return; // superseded by an earlier deadline
+                }
+                self.order_armed = None;
+                let mut out = Vec::new();
+                let next = self
+                    .ordering
+                    .as_mut()
+                    .and_then(|o| o.expire(cx.now, &mut out));
+                for p in out {
+                    cx.release(p);
+                }
+                if let Some(at) = next {
+                    self.arm_order(cx, at);
+                }
+            }
             T_TICK => {
                 self.tick_armed = false;
                 self.with_queue(cx, |q, qcx| q.tick(qcx));
@@ -527,7 +572,10 @@ impl CodingScheme for XorScheme {
     }
 
     fn held(&self) -> usize {
-        self.queue.packets() + self.pending.len() + self.groups.waiting()
+        self.queue.packets()
+            + self.pending.len()
+            + self.groups.waiting()
+            + self.ordering.as_ref().map_or(0, |o| o.held())
     }
 
     fn xor_counters(&self) -> Option<XorCounters> {
