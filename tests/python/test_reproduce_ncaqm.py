@@ -21,7 +21,11 @@ def test_registered_with_parts():
     assert available()["ncaqm"] is ncaqm
     for quick in (True, False):
         parts = ncaqm.sweeps(quick)
-        assert {f"{t}-buffer" for t in TOPOS} | {"wheel", "butterfly-buffer", "butterfly-capacity"} <= set(parts)
+        assert {f"{t}-buffer" for t in TOPOS} | {"wheel", "butterfly-buffer", "butterfly-capacity",
+                                                 "butterfly-buffer-two-hop", "butterfly-capacity-two-hop"} <= set(parts)
+        assert "bfly" in parts["butterfly-buffer"]["grid"]["scheme.name"]
+        assert parts["butterfly-buffer-two-hop"]["grid"]["scheme.name"] == ["ncaqm"]
+        assert parts["butterfly-buffer-two-hop"]["base"]["set"]["scheme.two_hop"] is True
         for spec in parts.values():
             assert load_sweep(spec).runs()
             assert spec["seeds"]["count"] == (ncaqm.QUICK if quick else ncaqm.FULL)["seeds"]
@@ -54,8 +58,20 @@ def test_quick_summary_and_tables(quick_run):
         assert e["paper_cope_pct"] == ncaqm.PAPER_TABLE1[topo][2]
     assert s["table1"]["alice-bob"]["optimal_pct"] == pytest.approx(100 / 3, abs=0.1)
     assert s["table1"]["cross"]["optimal_pct"] == pytest.approx(60, abs=0.1)
-    assert s["bfly_available"] is False and "BFLY" in s["bfly_note"]
-    assert s["fig9_butterfly"]["bfly"] is None
+    assert "bfly_available" not in s
+    b9 = s["fig9_butterfly"]
+    assert b9["optimal_pct"]["bfly"] == pytest.approx(50, abs=0.1)
+    for kind, xs in (("buffer", ncaqm.BUFFERS), ("capacity", ncaqm.CAPACITIES)):
+        assert set(b9[kind]) == {f"{x:g}" for x in xs}
+        for e in b9[kind].values():
+            for scheme in ("cope", "ncaqm_one_hop", "bfly", "ncaqm"):
+                assert isinstance(e[f"{scheme}_improvement_pct"], float)
+                assert f"{scheme}_improvement_ci95" in e and f"{scheme}_kbps" in e
+            assert e["optimal_pct"] == pytest.approx(50, abs=0.1)
+    assert (b9["buffer"]["5"]["paper_bfly_pct"], b9["buffer"]["5"]["paper_ncaqm_pct"]) == (13, 30)
+    assert (b9["buffer"]["60"]["paper_bfly_pct"], b9["buffer"]["60"]["paper_ncaqm_pct"]) == (45, 65)
+    assert b9["buffer"]["5"]["paper_optimal_pct"] == 50
+    assert all(isinstance(c["holds"], bool) for c in s["claims"]) and len(s["claims"]) >= 10
     assert set(s["fig6_wheel"]["ncaqm"]) == {"2", "4", "6", "8"}
     for kind in ("alice-bob", "x", "butterfly"):
         assert s["appendix_a"][kind]["relative_error"] < 0.01
@@ -71,7 +87,9 @@ def test_quick_summary_and_tables(quick_run):
     assert (out / "results" / "wheel" / "runs").is_dir()
     page = (out / "report.html").read_text()
     assert page.count('<img class="figure"') == len(FIGURES)
-    assert "not implemented" in page
+    assert "TCP+BFLY" in page and "not implemented" not in page
+    rows = list(csv.DictReader(open(out / "tables" / "fig9_butterfly.csv")))
+    assert [r["TCP+BFLY paper (%)"] for r in rows[:5]] == ["13", "-", "-", "-", "45"]
 
 
 @pytest.mark.skipif(chromium() is None,
