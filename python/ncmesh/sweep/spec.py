@@ -27,6 +27,8 @@ from ..tables import COLUMNS
 
 TOP_LEVEL = ("name", "description", "base", "grid", "seeds")
 BASE_FIELDS = ("builder", "file", "options", "set")
+# base.options.seed = "run": the builder's seed follows each run's seed.
+RUN_SEED = "run"
 SEED_FIELDS = ("count", "start", "list")
 MAX_SEED = 2**63 - 1
 
@@ -231,10 +233,18 @@ class Sweep:
         return self._runs
 
     # --- expansion
-    def _base_scenario(self, params: dict) -> dict:
+    @property
+    def builder_seed_follows_run(self) -> bool:
+        """`base.options.seed = "run"`: the builder's seed (flow start times, random
+        layouts) is the run's seed, so replicates differ in those draws too."""
+        return self.options.get("seed") == RUN_SEED
+
+    def _base_scenario(self, params: dict, seed: int | None = None) -> dict:
         """The scenario before the fixed overrides: built, or read from the base file."""
         if self.builder is not None:
             options = dict(self.options)
+            if self.builder_seed_follows_run:
+                options["seed"] = seed if seed is not None else (self.seeds[0] if self.seeds else 1)
             for k, v in params.items():
                 if self.grid_kind[k] == "option":
                     options[norm_option(k)] = v
@@ -247,15 +257,14 @@ class Sweep:
         build_cache: dict[str, Any] = {}
         for params in self.combinations():
             opt_params = {k: v for k, v in params.items() if self.grid_kind[k] == "option"}
-            ck = canonical_json(opt_params)
-            if ck not in build_cache:
-                try:
-                    build_cache[ck] = self._base_scenario(params)
-                except (ScenarioError, SweepError) as e:
-                    build_cache[ck] = e
-            built = build_cache[ck]
             for seed in self.seeds:
-                yield self._make_run(built, params, seed)
+                ck = canonical_json([opt_params, seed if self.builder_seed_follows_run else None])
+                if ck not in build_cache:
+                    try:
+                        build_cache[ck] = self._base_scenario(params, seed)
+                    except (ScenarioError, SweepError) as e:
+                        build_cache[ck] = e
+                yield self._make_run(build_cache[ck], params, seed)
 
     def _make_run(self, built, params: dict, seed: int) -> RunSpec:
         if isinstance(built, Exception):
