@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ncmesh_core::coding::xor::header::XorHeader;
 use ncmesh_core::mac::FrameKind;
 use ncmesh_core::net::L4;
 use ncmesh_core::scenario::schema::*;
@@ -312,6 +313,52 @@ fn coded_frames_carry_the_ncmesh_header() {
     assert_eq!(checksum(&ip1[..20], 0), 0);
     assert_eq!(be16(ip1, 2) as usize, len1);
 
+    // With an XOR-coding header (COPE family): flags bit 1 and the XOR block after
+    // the descriptors.
+    let mut r2 = r.clone();
+    let body = r2.frame.as_mut().unwrap().data.as_mut().unwrap();
+    let mut x = XorHeader::default();
+    x.next_hops.extend([2, 0]);
+    x.reports = vec![(0, 77)];
+    x.acks = vec![(2, 99), (2, 100)];
+    x.reports_complete_at = Some(5_000);
+    body.xor = Some(Box::new(x));
+    let f2 = pcap::frame_bytes(&r2);
+    let h2 = &f2[32..];
+    assert_eq!(h2[3], 0b10, "flags: XOR block, no coded payload");
+    let hdr2 = be16(h2, 4) as usize;
+    assert_eq!(hdr2, hdr_len + 20 + 4 * 2 + 12 + 12 * 2);
+    let xb = &h2[hdr_len..];
+    assert_eq!(
+        [
+            be16(xb, 0),
+            be16(xb, 2),
+            be16(xb, 4),
+            be16(xb, 6),
+            be16(xb, 8)
+        ],
+        [2, 0, 0, 1, 2]
+    );
+    assert_eq!(xb[10], 1, "reports complete");
+    assert_eq!(u64::from_be_bytes(xb[12..20].try_into().unwrap()), 5_000);
+    assert_eq!((be32(xb, 20), be32(xb, 24)), (2, 0), "next hops");
+    assert_eq!(be32(xb, 28), 0);
+    assert_eq!(
+        u64::from_be_bytes(xb[32..40].try_into().unwrap()),
+        77,
+        "report uid"
+    );
+    assert_eq!(
+        u64::from_be_bytes(xb[56..64].try_into().unwrap()),
+        100,
+        "second ack uid"
+    );
+    assert_eq!(
+        f2.len(),
+        f.len() + (hdr2 - hdr_len),
+        "datagrams follow the block"
+    );
+
     // As a broadcast, in a capture file: tshark (when installed) reads it cleanly.
     r.rx = ncmesh_core::net::BROADCAST;
     r.frame.as_mut().unwrap().rx = r.rx;
@@ -364,6 +411,35 @@ fn write_pcaps_rejects_unknown_nodes_and_writes_empty_files() {
     write_pcaps(&[], nodes, &dir).unwrap();
     for n in 0..nodes {
         assert!(read_pcap(&dir.join(format!("node-{n}.pcap"))).is_empty());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_cope_run_captures_coded_frames_that_tshark_reads() {
+    let mut s = build("x", &BuildOptions::new().with("spacing", 150.0)).unwrap();
+    s.simulation.duration_s = 4.0;
+    s.simulation.measure_start_s = 1.0;
+    s.scheme.name = SchemeName::Cope;
+    let (trace, n) = traced(&s);
+    let dir = tmp_dir("cope");
+    write_pcaps(&trace, n, &dir).unwrap();
+    // The relay's capture: some frames it sent are XORs of two or more natives.
+    let recs = read_pcap(&dir.join("node-1.pcap"));
+    let coded = recs
+        .iter()
+        .filter(|r| {
+            r.data.len() > 40 && r.data[30..32] == [0x88, 0xb5] && be16(&r.data[32..], 8) >= 2
+        })
+        .count();
+    assert!(coded > 0, "no coded frame in the relay's capture");
+    if let Some(out) = tshark(&[
+        "-r",
+        dir.join("node-1.pcap").to_str().unwrap(),
+        "-Y",
+        "_ws.malformed || _ws.expert.severity == error",
+    ]) {
+        assert_eq!(out, "", "tshark finds malformed frames: {out}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

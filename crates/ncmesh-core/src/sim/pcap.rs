@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use super::trace::{TraceKind, TraceRecord};
 use super::Sim;
+use crate::coding::xor::header::XorHeader;
 use crate::engine::Time;
 use crate::mac::{DataBody, FrameKind};
 use crate::metrics::RunResult;
@@ -50,6 +51,9 @@ pub const DST_PORT_BASE: u16 = 40000;
 pub const NCMESH_FIXED_BYTES: usize = 28;
 /// Bytes per packet descriptor in the ncmesh coding header.
 pub const NCMESH_PACKET_BYTES: usize = 16;
+/// Fixed part of the XOR-coding block: five u16 counts, a flag byte, a pad byte and a
+/// u64 time.
+pub const XOR_BLOCK_FIXED_BYTES: usize = 20;
 
 const LLC_SNAP: [u8; 6] = [0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00];
 const ETHERTYPE_IPV4: u16 = 0x0800;
@@ -220,10 +224,12 @@ fn msdu_into(body: &DataBody, out: &mut Vec<u8>) {
     llc(out, NCMESH_ETHERTYPE);
     let ni = body.intended.len().min(u16::MAX as usize);
     let np = body.packets.len().min(u16::MAX as usize);
-    let hdr_len = NCMESH_FIXED_BYTES + 4 * ni + NCMESH_PACKET_BYTES * np;
+    let xor = body.xor.as_deref();
+    let hdr_len =
+        NCMESH_FIXED_BYTES + 4 * ni + NCMESH_PACKET_BYTES * np + xor.map_or(0, xor_block_len);
     out.extend_from_slice(&NCMESH_MAGIC);
     out.push(NCMESH_VERSION);
-    out.push(u8::from(body.coded_payload.is_some()));
+    out.push(u8::from(body.coded_payload.is_some()) | (u8::from(xor.is_some()) << 1));
     out.extend_from_slice(&(hdr_len.min(u16::MAX as usize) as u16).to_be_bytes());
     out.extend_from_slice(&(ni as u16).to_be_bytes());
     out.extend_from_slice(&(np as u16).to_be_bytes());
@@ -240,8 +246,52 @@ fn msdu_into(body: &DataBody, out: &mut Vec<u8>) {
         out.extend_from_slice(&(datagram_len(p) as u16).to_be_bytes());
         out.extend_from_slice(&0u16.to_be_bytes());
     }
+    if let Some(h) = xor {
+        xor_block_into(h, out);
+    }
     for p in &body.packets[..np] {
         datagram_into(p, out);
+    }
+}
+
+/// Entries of each list in the XOR block (u16 counts on the wire).
+fn xor_counts(h: &XorHeader) -> [usize; 5] {
+    [
+        h.next_hops.len(),
+        h.decoders.len(),
+        h.padding.len(),
+        h.reports.len(),
+        h.acks.len(),
+    ]
+    .map(|n| n.min(u16::MAX as usize))
+}
+
+/// Bytes of the XOR-coding block (flags bit 1; docs/pcap.md).
+fn xor_block_len(h: &XorHeader) -> usize {
+    let [nh, dec, pad, rep, ack] = xor_counts(h);
+    XOR_BLOCK_FIXED_BYTES + 4 * nh + 4 * dec + 8 * pad + 12 * rep + 12 * ack
+}
+
+fn xor_block_into(h: &XorHeader, out: &mut Vec<u8>) {
+    let [nh, dec, pad, rep, ack] = xor_counts(h);
+    for n in [nh, dec, pad, rep, ack] {
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    }
+    out.push(u8::from(h.reports_complete_at.is_some()));
+    out.push(0);
+    out.extend_from_slice(&h.reports_complete_at.unwrap_or(0).to_be_bytes());
+    for &n in &h.next_hops[..nh] {
+        out.extend_from_slice(&n.to_be_bytes());
+    }
+    for &n in &h.decoders[..dec] {
+        out.extend_from_slice(&n.to_be_bytes());
+    }
+    for &u in &h.padding[..pad] {
+        out.extend_from_slice(&u.to_be_bytes());
+    }
+    for &(n, u) in h.reports[..rep].iter().chain(&h.acks[..ack]) {
+        out.extend_from_slice(&n.to_be_bytes());
+        out.extend_from_slice(&u.to_be_bytes());
     }
 }
 
