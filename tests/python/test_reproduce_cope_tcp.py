@@ -28,13 +28,21 @@ def test_registered_with_parts():
 
 
 def test_x2_scenario():
-    run = load_sweep(cope_tcp.sweeps(True)["x2"]).runs()[0]
+    runs = load_sweep(cope_tcp.sweeps(True)["x2"]).runs()
+    run = runs[0]
     scn = run.scenario
     assert len(scn["nodes"]) == 9
     assert [f["route"] for f in scn["flows"]] == [[0, 1, 2, 3, 4], [5, 6, 2, 7, 8]]
     assert all(2.0 <= f["start_s"] < 3.0 for f in scn["flows"])
+    # The start times follow the run seed (builder seed "run"), the same for every TCP and scheme.
+    starts = {}
+    for r in runs:
+        starts.setdefault(r.seed, set()).add(tuple(f["start_s"] for f in r.scenario["flows"]))
+    assert all(len(v) == 1 for v in starts.values())
+    assert len({next(iter(v)) for v in starts.values()}) == len(starts) == cope_tcp.QUICK["seeds"]
     res = _core.run(_core.resolve({**scn, "simulation": {**scn["simulation"], "duration_s": 12.0}}))
-    assert all(f["goodput_kbps"] > 0 for f in res["flows"])
+    # Both flows deliver (one may starve for seconds at a time in X-II, so not necessarily in [10 s, 12 s]).
+    assert all(f["rx_bytes"] > 0 for f in res["flows"])
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,12 @@ def test_registered_with_parts():
             assert load_sweep(spec).runs()
             assert spec["seeds"]["count"] == (ncaqm.QUICK if quick else ncaqm.FULL)["seeds"]
     assert ncaqm.FULL["seeds"] >= 10
+    for part, spec in ncaqm.sweeps(True).items():
+        # Every replicate draws its own start times (and grid layout): the builder seed follows the run seed.
+        assert spec["base"]["options"]["seed"] == "run", part
+        runs = load_sweep(spec).runs()
+        starts = {r.seed: tuple(f["start_s"] for f in r.scenario["flows"]) for r in runs}
+        assert len(set(starts.values())) == len(starts), part
     base = ncaqm.sweeps(True)["x-buffer"]["base"]["set"]
     assert base["mac.rts_threshold_bytes"] == 0 and base["tcp.sack"] is True and base["loss.0.rate"] == 0.15
 
@@ -58,6 +64,7 @@ def test_quick_summary_and_tables(quick_run):
         assert e["paper_cope_pct"] == ncaqm.PAPER_TABLE1[topo][2]
     assert s["table1"]["alice-bob"]["optimal_pct"] == pytest.approx(100 / 3, abs=0.1)
     assert s["table1"]["cross"]["optimal_pct"] == pytest.approx(60, abs=0.1)
+    assert s["table1"]["grid"]["optimal_pct_simulated_layouts"] >= 0
     assert "bfly_available" not in s
     b9 = s["fig9_butterfly"]
     assert b9["optimal_pct"]["bfly"] == pytest.approx(50, abs=0.1)

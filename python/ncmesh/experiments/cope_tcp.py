@@ -29,6 +29,9 @@ SPACING_M = 200.0           # chain and X-II spacing (the paper)
 X1_SPACING_M = 150.0        # X-I arm length (lost): n2 must overhear n3 and n4 must overhear n0 for any
                             # coding gain; at 200 m they are 283 m apart (> 250 m), at 150 m 212 m
 START_S, START_SPREAD_S = 2.0, 1.0       # flows start uniformly in [2 s, 3 s) (the paper)
+BUILDER_SEED = "run"        # the builders draw the start times from their seed, which follows each run's seed
+                            # (sweep base.options.seed = "run"): every replicate has its own, the same for every
+                            # TCP and scheme of that seed (paired comparisons)
 MEASURE_START_S = 10.0      # goodput measured from 10 s (lost)
 CHAIN_HOPS = [1, 2, 3, 4, 5, 6, 7, 8]    # Fig. 3 hop counts (lost)
 QUEUE_PACKETS = 50          # ns-2's default interface queue (lost)
@@ -47,23 +50,25 @@ PAPER_NCAWARE_GAIN_PCT = 12.0                                    # Fig. 9: NC-aw
 def x2_scenario_set() -> dict:
     """X-II (seed 001 Fig. 6): n0-n1-n2-n3-n4 horizontal and n5-n6-n2-n7-n8 vertical,
     200 m apart, crossing at n2; flows n0->n4 and n5->n8 along those lines (explicit
-    routes). 9 nodes; set on top of a 9-node chain (for the radio, MAC, TCP defaults)."""
+    routes). 9 nodes, set on top of the X builder's scenario: its two flows keep the
+    start times the builder draws in [START_S, START_S + START_SPREAD_S) from its seed,
+    which follows the run seed (as in the other parts); only their endpoints and routes
+    change."""
     d = SPACING_M
     nodes = [{"x": -2 * d, "y": 0.0}, {"x": -d, "y": 0.0}, {"x": 0.0, "y": 0.0}, {"x": d, "y": 0.0},
              {"x": 2 * d, "y": 0.0}, {"x": 0.0, "y": 2 * d}, {"x": 0.0, "y": d}, {"x": 0.0, "y": -d},
              {"x": 0.0, "y": -2 * d}]
-    # Random starts in [2, 3) drawn once (fixed here, as the builders draw theirs from the builder seed).
-    flows = [{"src": 0, "dst": 4, "transport": "tcp", "app": "bulk", "packet_bytes": PACKET_BYTES,
-              "start_s": 2.4173, "route": [0, 1, 2, 3, 4]},
-             {"src": 5, "dst": 8, "transport": "tcp", "app": "bulk", "packet_bytes": PACKET_BYTES,
-              "start_s": 2.8531, "route": [5, 6, 2, 7, 8]}]
-    return {"name": "x2-200m", "nodes": nodes, "flows": flows}
+    out = {"name": "x2-200m", "nodes": nodes}
+    for i, (src, dst, route) in enumerate(((0, 4, [0, 1, 2, 3, 4]), (5, 8, [5, 6, 2, 7, 8]))):
+        out.update({f"flows.{i}.src": src, f"flows.{i}.dst": dst, f"flows.{i}.route": route,
+                    f"flows.{i}.packet_bytes": PACKET_BYTES})
+    return out
 
 
 def _base(builder: str, options: dict, duration: float, extra_set: dict | None = None) -> dict:
     return {"builder": builder,
             "options": {"duration": duration, "start": START_S, "start_spread": START_SPREAD_S,
-                        "measure_start": MEASURE_START_S, **options},
+                        "measure_start": MEASURE_START_S, "seed": BUILDER_SEED, **options},
             "set": {**(extra_set or {}), "mac.rts_threshold_bytes": RTS_THRESHOLD_BYTES,
                     "mac.data_rate_mbps": DATA_RATE_MBPS, "mac.queue_packets": QUEUE_PACKETS,
                     "channel.rx_range_m": RANGE_M, "tcp.mss_bytes": PACKET_BYTES}}
@@ -80,8 +85,7 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
                "grid": {"tcp.variant": VARIANTS + ["nc-aware"], "scheme.name": ["none", "cope"],
                         "scheme.encode_once": [False, True]},
                "seeds": seeds},
-        "x2": {"name": f"{NAME}-x2", "base": _base("chain", {"hops": 8, "spacing": SPACING_M}, size["duration"],
-                                                      x2_scenario_set()),
+        "x2": {"name": f"{NAME}-x2", "base": _base("x", {"spacing": SPACING_M}, size["duration"], x2_scenario_set()),
                "grid": {"tcp.variant": VARIANTS, "scheme.name": ["none", "cope"]}, "seeds": seeds},
     }
 
@@ -114,7 +118,8 @@ def analyze(results: dict, quick: bool = False):
     tables, figures, notes, claims = [], [], [], []
     summary: dict = {"chosen": {"data_rate_mbps": DATA_RATE_MBPS, "rts_threshold_bytes": RTS_THRESHOLD_BYTES,
                                 "range_m": RANGE_M, "spacing_m": SPACING_M, "x1_spacing_m": X1_SPACING_M,
-                                "start_s": [START_S, START_S + START_SPREAD_S], "measure_start_s": MEASURE_START_S,
+                                "start_s": [START_S, START_S + START_SPREAD_S], "builder_seed": BUILDER_SEED,
+                                "measure_start_s": MEASURE_START_S,
                                 "duration_s": (QUICK if quick else FULL)["duration"], "chain_hops": CHAIN_HOPS,
                                 "queue_packets": QUEUE_PACKETS, "packet_bytes": PACKET_BYTES}}
     chain = per_run_total(results["chain"], ["hops", "tcp.variant", "scheme.name"])
@@ -282,7 +287,9 @@ def analyze(results: dict, quick: bool = False):
         f"queue {QUEUE_PACKETS} packets (ns-2 default)", f"packets {PACKET_BYTES} B",
         f"runs {(QUICK if quick else FULL)['duration']:g} s measured from {MEASURE_START_S:g} s",
         "TCP-FeW alpha 0.01, TCP-AP and NC-aware (lambda) at the core's defaults",
-        "flow start offsets drawn once by the builder seed (the same in every replicate)"]) + ".")
+        f"flows start uniformly in [{START_S:g}, {START_S + START_SPREAD_S:g}) s, drawn by the builder seed, which "
+        "follows the run seed (every replicate has its own start times, the same for every TCP and scheme; X-II "
+        "keeps the X builder's two draws)"]) + ".")
     if quick:
         notes.append(f"Quick mode: {QUICK['seeds']} seeds, {QUICK['duration']:g} s runs; full: {FULL['seeds']} seeds, "
                      f"{FULL['duration']:g} s.")
@@ -290,4 +297,5 @@ def analyze(results: dict, quick: bool = False):
                   for c, o, h in claims]
     return Analysis(summary=summary, tables=tables, figures=figures, highlights=highlights, notes=notes,
                     scenario_note="Parts: chain (hops × TCP × scheme), x1 (TCP × scheme × Encode Once), "
-                                  "x2 (TCP × scheme; explicit 9-node scenario set on a 9-node chain).")
+                                  "x2 (TCP × scheme; 9 nodes and the two flows' endpoints and routes set on the X "
+                                  "builder's scenario, whose start times it keeps).")
