@@ -55,19 +55,23 @@ impl ExpiringSet {
                 break;
             }
             self.order.pop_front();
-            // Only the latest insertion of a key removes it.
             if self.at.get(&k) == Some(&t) {
                 self.at.remove(&k);
             }
         }
     }
 
-    /// Inserts `key`; returns false if it was already present.
+    /// Inserts `key`; returns false if it was already present (its time is kept: a
+    /// neighbour's copy of a packet expires pool_time after it first had it, however
+    /// often that is reported again).
     pub fn insert(&mut self, now: Time, key: u64) -> bool {
         self.expire(now);
-        let fresh = self.at.insert(key, now).is_none();
+        if self.at.contains_key(&key) {
+            return false;
+        }
+        self.at.insert(key, now);
         self.order.push_back((now, key));
-        fresh
+        true
     }
 
     pub fn contains(&self, now: Time, key: u64) -> bool {
@@ -153,10 +157,11 @@ mod tests {
         let mut s = ExpiringSet::new(100);
         assert!(s.insert(0, 7));
         assert!(!s.insert(50, 7));
-        assert!(s.contains(120, 7), "re-insertion refreshes");
-        assert!(!s.contains(150, 7));
-        s.insert(200, 8);
-        assert_eq!(s.len(), 1);
+        assert!(s.contains(99, 7));
+        assert!(!s.contains(100, 7), "the first insertion counts");
+        assert!(s.insert(150, 7), "gone, then new again");
+        s.insert(260, 8);
+        assert_eq!(s.len(), 1, "7 expired at 250");
         assert_ne!(nb_key(1, 5), nb_key(2, 5));
     }
 }
