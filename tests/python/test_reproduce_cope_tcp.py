@@ -66,7 +66,7 @@ def test_quick_summary_and_tables(quick_run):
         assert set(s["x_cope_gain_pct"][key]) == {"cope_gain_pct", "ci95", "n"}
     assert {v: e["paper_pct"] for v, e in s["fig8_encode_once_gain_pct"].items()} == {"newreno": 5, "few": 4, "ap": 2}
     assert s["fig9_nc_aware_gain_pct"]["paper_pct"] == 12
-    assert len(s["claims"]) == 7 and all(isinstance(c["holds"], bool) for c in s["claims"])
+    assert len(s["claims"]) == 10 and all(isinstance(c["holds"], bool) for c in s["claims"])
     rows = list(csv.DictReader(open(out / "tables" / "x1_enhancements.csv")))
     assert [r["paper"] for r in rows][:3] == ["+5%", "+4%", "+2%"]
     assert "about +12%" in p.stdout and "The paper's claims beside ours" in p.stdout

@@ -284,7 +284,10 @@ def analyze(results: dict, quick: bool = False):
         line_panel(axs[1, col], imp, key, "scheme", "improvement_pct", BFLY_SCHEMES[1:], BFLY_LABELS,
                    f"({'ab'[col]}) improvement over TCP+noNC vs {kind}", xlabel,
                    ylabel="Improvement over TCP+noNC (%)", colors=BFLY_COLORS, logx=logx)
-        axs[1, col].autoscale(axis="y")
+        # line_panel starts the axis at 0; improvements may be negative (and the paper's up to 65%).
+        vals = [v for v in imp["improvement_pct"].tolist() if math.isfinite(v)]
+        top = max([opt9["bfly"]] + [pb[sc] for pb in PAPER_FIG9.values() for sc in ("bfly", "ncaqm")] + vals)
+        axs[1, col].set_ylim(min([0.0] + vals) - 3.0, top + 5.0)
         axs[1, col].axhline(0, color="k", linewidth=0.8)
         axs[1, col].axhline(opt9["bfly"], color=BFLY_COLORS["bfly"], linestyle=":", linewidth=1,
                             label=f"optimum with BFLY (ncmesh.num) {opt9['bfly']:.0f}%")
