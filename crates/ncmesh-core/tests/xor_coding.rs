@@ -163,3 +163,27 @@ fn coded_tcp_runs_conserve_packets_and_bytes_and_repeat_exactly() {
         assert_eq!(a, b, "{scheme:?}: same seed, same result");
     }
 }
+
+/// Guesses use the loss rules: with 15% frame loss a neighbour overhears with
+/// probability 0.85, so G = 0.9 allows no guessed code while G = 0.8 does (codes whose
+/// decoders sent the other natives themselves, or reported them, remain).
+#[test]
+fn the_threshold_weighs_guesses_by_the_loss_rules() {
+    let coded = |g: f64| {
+        let mut s = lossy_tcp("x", SchemeName::Cope, false, false);
+        s.scheme.threshold = g;
+        s.scheme.guess = true;
+        let r = run(&s).unwrap();
+        (
+            r.nodes[1].coded_tx,
+            r.nodes.iter().map(|n| n.decode_failures).sum::<u64>(),
+        )
+    };
+    let (loose, loose_fail) = coded(0.8);
+    let (strict, strict_fail) = coded(0.9);
+    assert!(
+        loose > strict + strict / 5,
+        "G = 0.8: {loose} codes, G = 0.9: {strict}"
+    );
+    assert!(loose_fail > strict_fail, "{loose_fail} vs {strict_fail}");
+}

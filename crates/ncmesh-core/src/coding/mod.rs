@@ -10,6 +10,7 @@ pub mod xor;
 use crate::engine::{Rng, Time};
 use crate::mac::frame::{Frame, OutFrame};
 use crate::net::{DropReason, NodeId, Packet, Routes};
+use crate::phy::loss::LossModel;
 use crate::phy::Channel;
 
 /// Final outcome of a frame the MAC sent.
@@ -45,6 +46,8 @@ pub struct SchemeCx<'a> {
     pub node: NodeId,
     pub routes: &'a Routes,
     pub channel: &'a Channel,
+    /// The scenario's extra loss rules (`[[loss]]`).
+    pub loss: &'a LossModel,
     pub rng: &'a mut Rng,
     /// Interface queue capacity from the scenario, packets.
     pub queue_capacity: usize,
@@ -72,14 +75,25 @@ impl SchemeCx<'_> {
     pub fn set_timer(&mut self, at: Time, token: u64) {
         self.out.timers.push((at, token));
     }
-    /// Estimated probability that a frame a -> b gets through (no interference).
+    /// Estimated probability that a data frame a -> b gets through now, without
+    /// interference: the channel's link estimate and the loss rules in force.
     pub fn delivery_prob(&self, a: NodeId, b: NodeId) -> f64 {
-        self.channel.delivery_prob(a, b)
+        link_delivery(self.channel, self.loss, a, b, self.now)
     }
     /// Next hop from this node for a packet of `flow` towards `dst`.
     pub fn next_hop(&self, dst: NodeId, flow: u32) -> Option<NodeId> {
         self.routes.next_hop(self.node, dst, flow)
     }
+}
+
+/// Probability that a data frame a -> b sent at `now` gets through without
+/// interference: the channel's link estimate times the loss rules' pass rate.
+pub fn link_delivery(channel: &Channel, loss: &LossModel, a: NodeId, b: NodeId, now: Time) -> f64 {
+    let p = channel.delivery_prob(a, b);
+    if p == 0.0 || loss.is_empty() {
+        return p;
+    }
+    p * (1.0 - loss.rate(a, b, now, true))
 }
 
 /// One node's coding layer.

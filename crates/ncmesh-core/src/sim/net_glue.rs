@@ -24,6 +24,7 @@ impl Sim {
                 node: n,
                 routes: &self.routes,
                 channel: &self.channel,
+                loss: &self.loss,
                 rng: &mut nd.rng_scheme,
                 // The frame the MAC holds counts against the interface queue, as in
                 // ns-3's WifiMacQueue (it leaves the queue when acknowledged).

@@ -3,8 +3,10 @@
 
 use super::entry::{Knowledge, Native};
 use super::pool::{nb_key, ExpiringSet};
+use crate::coding::link_delivery;
 use crate::engine::Time;
 use crate::net::NodeId;
+use crate::phy::loss::LossModel;
 use crate::phy::Channel;
 
 /// This node's view of its neighbours at one instant.
@@ -13,6 +15,7 @@ pub struct View<'a> {
     pub me: NodeId,
     pub reported: &'a ExpiringSet,
     pub channel: &'a Channel,
+    pub loss: &'a LossModel,
     pub guess: bool,
     /// How long neighbours keep packets in their pools.
     pub pool_time: Time,
@@ -51,7 +54,7 @@ impl Knowledge for View<'_> {
         }
         if self.guess {
             // It may have overheard the packet's previous transmission.
-            return self.channel.delivery_prob(n.prev_hop, nb);
+            return link_delivery(self.channel, self.loss, n.prev_hop, nb, self.now);
         }
         0.0
     }

@@ -125,6 +125,7 @@ impl XorScheme {
             me: cx.node,
             reported: &self.reported,
             channel: cx.channel,
+            loss: cx.loss,
             guess: self.p.guess,
             pool_time: self.p.pool_time,
             horizon: &self.horizon,
