@@ -13,7 +13,8 @@ NAME = "ncaqm"
 TITLE = "NCAQM vs COPE vs no coding for TCP over coded 802.11 (seed 000: Table I, Figs. 4-7, 9, App. A)"
 DESCRIPTION = """
 Seed 000 (Seferoglu & Markopoulou, network-coding-aware queue management). TCP-SACK bulk
-(FTP) flows over 802.11b with RTS/CTS and 15% frame loss on every link, through a relay
+(FTP) flows over 802.11b with RTS/CTS and 15% frame loss on every link (250 m receive
+range, carrier sense and interference at 445 m: GloMoSim's 10 dB sensing margin), through a relay
 that codes with COPE (`scheme.name = "cope"`), with NCAQM (`"ncaqm"`: code at enqueue,
 re-coding, h-queue dominance drop), or not at all (`"none"`). The metric is the network's
 total transport throughput (sum of the flows' goodputs); improvements are paired per
@@ -38,6 +39,14 @@ BASIC_RATE_MBPS = 1.0       # control frames (RTS/CTS/ACK) at 802.11b's 1 Mbit/s
 BUFFERS = [5, 10, 20, 40, 60]            # Fig. 5 / 9a buffer sizes (packets)
 CAPACITIES = [1.0, 2.0, 5.5, 11.0]       # Fig. 7 / 9b: the 802.11b rates
 WHEEL_FLOWS = [2, 4, 6, 8]               # Fig. 6
+RANGE_M = 250.0             # receive range (the builders' default)
+SENSING_MARGIN_DB = 10.0    # GloMoSim's default radio (the paper's simulator): RX-SENSITIVITY -91 dBm (carrier
+                            # sense) and RX-THRESHOLD -81 dBm (reception), 10 dB apart; with two-ray path loss (d^-4)
+                            # sensing reaches 10^(10/40) = 1.778 times as far as reception
+CS_RANGE_M = float(round(RANGE_M * 10 ** (SENSING_MARGIN_DB / 40.0)))   # 445 m: carrier-sense range ...
+INTERFERENCE_RANGE_M = CS_RANGE_M                                      # ... = interference range. At 250 m (the
+                            # ns-3 anchor's set-up) Alice and Bob, the X's and the cross's opposite rim nodes are
+                            # hidden terminals, which GloMoSim's set-up does not have
 X_SPACING_M = 150.0         # X radius: with 250 m range the X's neighbours (R*sqrt 2) must hear each other
 START_S, START_SPREAD_S = 1.0, 4.0       # flows start uniformly in [1 s, 5 s) ("random within the first seconds")
 MEASURE_START_S = 10.0      # goodput measured from 10 s to the end
@@ -84,7 +93,8 @@ def _base(builder: str, options: dict, duration: float) -> dict:
                         "measure_start": MEASURE_START_S, "seed": BUILDER_SEED, **options},
             "set": {"mac.rts_threshold_bytes": RTS_THRESHOLD_BYTES, "mac.data_rate_mbps": CAPACITY_MBPS,
                     "mac.basic_rate_mbps": BASIC_RATE_MBPS, "mac.queue_packets": BUFFER_PACKETS,
-                    "tcp.sack": TCP_SACK, "tcp.mss_bytes": PACKET_BYTES,
+                    "tcp.sack": TCP_SACK, "tcp.mss_bytes": PACKET_BYTES, "channel.rx_range_m": RANGE_M,
+                    "channel.cs_range_m": CS_RANGE_M, "channel.interference_range_m": INTERFERENCE_RANGE_M,
                     "loss.0.rate": LOSS_RATE, "loss.0.frames": LOSS_FRAMES}}
 
 
@@ -153,6 +163,8 @@ def analyze(results: dict, quick: bool = False):
                                 "duration_s": (QUICK if quick else FULL)["duration"],
                                 "measure_start_s": MEASURE_START_S, "start_s": START_S, "start_spread_s": START_SPREAD_S,
                                 "x_spacing_m": X_SPACING_M, "grid": dict(GRID),
+                                "rx_range_m": RANGE_M, "cs_range_m": CS_RANGE_M,
+                                "interference_range_m": INTERFERENCE_RANGE_M,
                                 "builder_seed": BUILDER_SEED,
                                 "buffers": BUFFERS, "capacities_mbps": CAPACITIES, "wheel_flows": WHEEL_FLOWS}}
     tables, figures, notes = [], [], []
@@ -408,6 +420,8 @@ def analyze(results: dict, quick: bool = False):
               "point named.")))
 
     notes.append("Chosen values (the paper's were lost): " + "; ".join([
+        f"receive range {RANGE_M:g} m, carrier-sense and interference range {CS_RANGE_M:g} m (GloMoSim's default "
+        "radio senses 10 dB below its reception threshold, -91 vs -81 dBm; two-ray path loss: 10^(10/40) = 1.78x)",
         f"loss {LOSS_RATE:g} on every link, {LOSS_FRAMES} frames (uniform [[loss]] rule on the range channel, "
         "so every link has exactly the paper's 15% average; residual after 5 tries 0.008%)",
         f"buffer {BUFFER_PACKETS} packets (Table I, 'BDP')", f"capacity {CAPACITY_MBPS:g} Mbit/s",
