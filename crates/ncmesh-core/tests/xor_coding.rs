@@ -187,3 +187,39 @@ fn the_threshold_weighs_guesses_by_the_loss_rules() {
     );
     assert!(loose_fail > strict_fail, "{loose_fail} vs {strict_fail}");
 }
+
+/// Encode Once over a whole lossy run: no node puts a packet in two different coded
+/// frames (MAC retries of one frame aside), while plain COPE does code some again.
+#[test]
+fn encode_once_never_codes_a_packet_twice() {
+    use ncmesh_core::mac::FrameKind;
+    use ncmesh_core::sim::trace::TraceKind;
+    use ncmesh_core::sim::Sim;
+    use std::collections::HashMap;
+    let recoded = |eo: bool| {
+        let s = lossy_tcp("x", SchemeName::Cope, eo, false);
+        let mut sim = Sim::new(&s).unwrap();
+        sim.enable_trace();
+        sim.run_to_end();
+        let mut codes: HashMap<(u32, u64), u32> = HashMap::new();
+        for r in sim.trace() {
+            if r.what != TraceKind::TxStart || r.kind != FrameKind::Data || r.retry {
+                continue;
+            }
+            let Some(body) = r.frame.as_ref().and_then(|f| f.data.as_ref()) else {
+                continue;
+            };
+            if body.packets.len() > 1 {
+                for p in &body.packets {
+                    *codes.entry((r.node, p.uid)).or_default() += 1;
+                }
+            }
+        }
+        codes.values().filter(|&&n| n > 1).count()
+    };
+    assert_eq!(recoded(true), 0, "Encode Once coded a packet twice");
+    assert!(
+        recoded(false) > 0,
+        "the check must be able to fail: COPE recodes"
+    );
+}
