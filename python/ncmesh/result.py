@@ -7,8 +7,6 @@ import functools
 import json
 import os
 
-from .jsonsafe import finite_or_none
-from .summary import format_summary
 from .tables import TABLES, frame
 
 SCALARS = ("name", "seed", "events", "sim_time_s", "wall_time_s")
@@ -71,8 +69,10 @@ class RunResult:
     def node_series(self):
         return frame("node_series", self.raw["node_series"])
 
-    # --- output
+    # --- output (summary and jsonsafe are imported on use: `import ncmesh` stays light)
     def summary(self) -> str:
+        from .summary import format_summary
+
         return format_summary(self.raw)
 
     def to_dict(self, series: bool = True, scenario: bool = False) -> dict:
@@ -90,6 +90,8 @@ class RunResult:
 
     def to_json(self, series: bool = True, indent: int | None = None) -> str:
         """Strict JSON (a non-finite number becomes null)."""
+        from .jsonsafe import finite_or_none
+
         return json.dumps(finite_or_none(self.to_dict(series=series)), indent=indent, allow_nan=False)
 
     def write(self, out_dir: str | os.PathLike):
@@ -98,6 +100,7 @@ class RunResult:
         from pathlib import Path
 
         from . import _core
+        from .jsonsafe import finite_or_none
 
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)

@@ -5,9 +5,11 @@
 
 use pyo3::prelude::*;
 
+mod columns;
 mod convert;
 mod errors;
 mod functions;
+mod parquet;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -19,5 +21,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::build_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(functions::version, m)?)?;
     m.add_function(wrap_pyfunction!(functions::run, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::run_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::run_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet::encode_parquet, m)?)?;
     Ok(())
 }

@@ -1,16 +1,19 @@
-"""Imported once by every worker process before its first run (the process pool's
-fork server preloads it): the heavy imports happen here instead of inside the first run.
+"""Imported once by every worker process before its first run (by `init_worker`; the
+fork server of the ProcessPoolExecutor preloads it): the imports happen here instead of
+inside the first run.
 
-Workers only write Parquet; they never need pandas. pyarrow imports pandas on its first
-array if it can (0.2-0.4 s per worker, the largest part of a sweep's start-up), so a
-worker marks pandas as absent before importing pyarrow."""
+Workers write Parquet with the simulator's own encoder (`_core.encode_parquet`) and
+need neither pyarrow nor pandas. pyarrow is imported only if a column type needs the
+fallback encoder; it would then import pandas on its first array if it could (0.2-0.4 s
+per worker), so a worker marks pandas as absent."""
 
 import sys
-from importlib.abc import MetaPathFinder
 
 
-class _NoPandas(MetaPathFinder):
-    """Makes `import pandas` fail in this worker, so pyarrow skips its pandas set-up."""
+class _NoPandas:
+    """Makes `import pandas` fail in this worker, so pyarrow skips its pandas set-up. (A
+    meta path finder; not derived from importlib.abc.MetaPathFinder, whose module takes
+    5 ms to import.)"""
 
     def find_spec(self, name, path=None, target=None):
         if name == "pandas" or name.startswith("pandas."):
@@ -21,10 +24,5 @@ class _NoPandas(MetaPathFinder):
 if "pandas" not in sys.modules:
     sys.meta_path.insert(0, _NoPandas())
 
-import pyarrow as pa
-import pyarrow.parquet  # noqa: F401
-
 from .. import _core  # noqa: F401
 from . import worker  # noqa: F401
-
-pa.array([0], type=pa.int64())

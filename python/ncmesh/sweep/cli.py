@@ -7,6 +7,7 @@ sweep file or command line (one line, `error: <field>: <message>`), 130 on Ctrl-
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 
@@ -78,8 +79,32 @@ def cmd_sweep(args) -> int:
         more = report.failed - min(report.failed, 5)
         tail = f" (and {more} more)" if more else ""
         print(f"sweep {sweep.name}: {report.failed} runs failed{tail}; see {out}/errors/", file=sys.stderr)
-        return EXIT_FAILED_RUNS
-    return EXIT_OK
+        return _finish(EXIT_FAILED_RUNS, args)
+    return _finish(EXIT_OK, args)
+
+
+def _finish(code: int, args) -> int:
+    """The exit status. When this process is the `ncmesh` command itself (not a program
+    calling ncmesh.cli.main) and ran a process-pool sweep, it ends right here: output
+    flushed, then os._exit(code). That skips the interpreter's teardown (freeing every
+    module and object, ~15 ms that would count in every sweep's wall time); the workers
+    are gone and every result file is closed by then."""
+    if args.ray is None and _is_the_command():
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:
+            pass
+        os._exit(code)
+    return code
+
+
+def _is_the_command() -> bool:
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None:
+        return spec.name == "ncmesh.__main__"               # python -m ncmesh
+    return os.path.basename(sys.argv[0] or "") == "ncmesh"  # the installed script
 
 
 def _dry_run(sweep, out_dir) -> int:

@@ -1,13 +1,17 @@
 """`run_sweep()`: runs the missing runs of a sweep on a process pool or on Ray.
 
-The parent expands the sweep, skips the runs already done (DIR/runs/<key>.parquet
-exists), hands batches of runs to the workers, counts what comes back and prints a
-progress line. The workers write every file themselves.
+The parent expands the sweep as the workers need runs (so they start on the first
+runs while the rest is being expanded), skips the runs already done
+(DIR/runs/<key>.parquet exists), hands batches of runs to the workers, counts what
+comes back and prints a progress line. The workers write every file themselves.
+
+Workers: forked from this process by `forkpool.ForkPool` when it has a single thread
+(the `ncmesh sweep` command, a script), else a ProcessPoolExecutor fed by a fork server
+(a notebook, a program with threads), or Ray tasks.
 """
 
 from __future__ import annotations
 
-import logging
 import math
 import os
 import sys
@@ -15,16 +19,16 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .. import _core
 from .spec import RunSpec, Sweep, load_sweep
 from .store import Context, done_keys, prepare, remove_stale_temporaries, write_error
-from .worker import Outcome, init_worker, run_batch
+from .worker import Outcome, Packed, init_worker, run_batch
 
 # A batch should keep a worker busy for about this long: long enough that the cost of a
 # task (pickling, a round trip) is small, short enough for smooth progress and load balance.
-BATCH_TARGET_S = 0.25
+BATCH_TARGET_S = 0.5
 MAX_BATCH = 64
 
 
@@ -110,11 +114,76 @@ def _clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-class _Batcher:
-    """Cuts the pending runs into batches sized from the measured time per run."""
+class _Source:
+    """The runs to compute, expanded from the sweep as they are needed, so that the
+    workers start on the first runs while the rest are still being expanded. Runs done
+    before (DIR/runs/<key>.parquet exists) and repeated keys are skipped. `prefetch`
+    expands ahead while the parent would otherwise wait, so that a batch is ready when
+    a worker asks for one."""
 
-    def __init__(self, runs: Iterable[RunSpec], workers: int):
-        self.pending: deque[tuple[RunSpec, bool]] = deque((r, False) for r in runs)
+    def __init__(self, sweep: Sweep, done_before: set[str]):
+        # Not kept: each run is let go once its batch is done.
+        self._runs = sweep.iter_runs(keep=False)
+        self.expected = len(sweep)          # grid points x seeds, before de-duplication
+        self.expanded = 0
+        self.ready: deque[RunSpec] = deque()   # expanded, to compute, not handed out yet
+        self.keys: set[str] = set()
+        self.done_before = done_before
+        self.skipped = 0
+        self.exhausted = False
+
+    def _expand_one(self) -> RunSpec | None:
+        """The next run to compute from the sweep, or None when there is none left."""
+        while not self.exhausted:
+            spec = next(self._runs, None)
+            if spec is None:
+                self.exhausted = True
+                break
+            self.expanded += 1
+            if spec.key in self.keys:
+                continue
+            self.keys.add(spec.key)
+            if spec.key in self.done_before:
+                self.skipped += 1
+                continue
+            return spec
+        return None
+
+    def next(self) -> RunSpec | None:
+        """The next run to compute, or None when there is none left."""
+        if self.ready:
+            return self.ready.popleft()
+        return self._expand_one()
+
+    def prefetch(self, want: int, at_most: int = 8) -> bool:
+        """Expands up to `at_most` runs ahead, until `want` are ready; False when there
+        is nothing (more) to do."""
+        for _ in range(at_most):
+            if len(self.ready) >= want:
+                return False
+            spec = self._expand_one()
+            if spec is None:
+                return False
+            self.ready.append(spec)
+        return len(self.ready) < want and not self.exhausted
+
+    @property
+    def left(self) -> int:
+        """Runs not handed out yet (an upper bound of those still to compute)."""
+        return len(self.ready) + (0 if self.exhausted else self.expected - self.expanded)
+
+    @property
+    def total(self) -> int:
+        """Distinct runs of the sweep (exact once exhausted; an estimate before)."""
+        return len(self.keys) + (0 if self.exhausted else self.expected - self.expanded)
+
+
+class _Batcher:
+    """Cuts the runs into batches sized from the measured time per run."""
+
+    def __init__(self, source: _Source, workers: int):
+        self.source = source
+        self.retries: deque[RunSpec] = deque()    # runs whose worker died: one at a time
         self.workers = max(1, workers)
         self.measured_s = 0.0
         self.measured_n = 0
@@ -125,33 +194,45 @@ class _Batcher:
             self.measured_n += 1
 
     def next(self) -> tuple[list[RunSpec], bool]:
-        """The next batch and whether it is a retry (retries go one run at a time)."""
-        spec, retry = self.pending.popleft()
-        if retry:
-            return [spec], True
-        size = 1
-        if self.measured_n:
-            per_run = max(self.measured_s / self.measured_n, 1e-6)
-            size = int(BATCH_TARGET_S / per_run)
-            # Leave enough batches for every worker to the end (load balance).
-            size = min(size, math.ceil(len(self.pending) / (2 * self.workers)))
-            size = max(1, min(MAX_BATCH, size))
-        batch = [spec]
-        while len(batch) < size and self.pending and not self.pending[0][1]:
-            batch.append(self.pending.popleft()[0])
+        """The next batch (empty when there is no run left) and whether it is a retry
+        (retries go one run at a time)."""
+        if self.retries:
+            return [self.retries.popleft()], True
+        size = self.size()
+        batch: list[RunSpec] = []
+        while len(batch) < size:
+            spec = self.source.next()
+            if spec is None:
+                break
+            batch.append(spec)
         return batch, False
+
+    def size(self) -> int:
+        """The size of the next batch."""
+        if not self.measured_n:
+            return 1
+        per_run = max(self.measured_s / self.measured_n, 1e-6)
+        size = int(BATCH_TARGET_S / per_run)
+        # Leave enough batches for every worker to the end (load balance: a worker has up
+        # to two batches queued, so the last ones must be small).
+        size = min(size, math.ceil(self.source.left / (3 * self.workers)))
+        return max(1, min(MAX_BATCH, size))
 
     def retry_first(self, specs: list[RunSpec]) -> None:
         for spec in reversed(specs):
-            self.pending.appendleft((spec, True))
+            self.retries.appendleft(spec)
 
 
 class _Tally:
-    def __init__(self, out: Path, ctx: Context, progress: Progress):
-        self.out, self.ctx, self.progress = out, ctx, progress
+    def __init__(self, out: Path, ctx: Context, progress: Progress, source: _Source):
+        self.out, self.ctx, self.progress, self.source = out, ctx, progress, source
         self.done = self.failed = 0
         self.sim_s = 0.0
         self.errors: dict[str, str] = {}
+
+    def sync(self) -> None:
+        """Brings the progress line's total and skipped count up to date."""
+        self.progress.total, self.progress.skipped = self.source.total, self.source.skipped
 
     def add(self, outcomes: list[Outcome]) -> None:
         for o in outcomes:
@@ -161,7 +242,11 @@ class _Tally:
             else:
                 self.failed += 1
                 self.errors[o.key] = o.error or "failed"
-        self.progress.update(self.done, self.failed)
+        self.tick()
+
+    def tick(self, force: bool = False) -> None:
+        self.sync()
+        self.progress.update(self.done, self.failed, force)
 
     def lost(self, specs: list[RunSpec], why: str) -> None:
         """Runs whose worker died: failed unless their files made it to disk."""
@@ -213,37 +298,27 @@ def run_sweep(
     if jobs is not None and jobs < 1:
         raise ValueError("jobs must be at least 1")
     out = Path(out_dir) if out_dir is not None else Path("results") / sweep.name
-    specs = sweep.runs()
-    # Two grid points may resolve to the same scenario: it runs (and is stored) once.
-    unique: dict[str, RunSpec] = {}
-    for s in specs:
-        unique.setdefault(s.key, s)
-    total = len(unique)
-
-    out = prepare(out, sweep.to_toml()).resolve()
+    out = prepare(out, sweep.to_toml(), fsync).resolve()
     remove_stale_temporaries(out)
-    done_before = done_keys(out)
-    todo = [s for s in unique.values() if s.key not in done_before]
-    skipped = total - len(todo)
+    # Two grid points may resolve to the same scenario: it runs (and is stored) once.
+    source = _Source(sweep, done_keys(out))
 
     ctx = Context(out_dir=str(out), sweep=sweep.name, params=sweep.params,
                   param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync)
     workers = jobs or os.cpu_count() or 1
-    bar = Progress(sweep.name, total, skipped, progress)
-    tally = _Tally(out, ctx, bar)
-    if todo:
-        bar.update(0, 0, force=True)
+    bar = Progress(sweep.name, source.total, 0, progress)
+    tally = _Tally(out, ctx, bar, source)
     try:
-        if todo:
-            if ray is None or ray is False:
-                workers = min(workers, len(todo))
-                _run_pool(todo, ctx, workers, tally)
-            else:
-                workers = _run_ray(todo, ctx, jobs, ray, tally)
+        if ray is None or ray is False:
+            workers = min(workers, source.expected)
+            _run_pool(source, ctx, workers, tally)
+        else:
+            workers = _run_ray(source, ctx, jobs, ray, tally)
     finally:
+        tally.sync()
         bar.close()
-    return SweepReport(done=tally.done, skipped=skipped, failed=tally.failed,
-                       wall_s=time.monotonic() - t0, total=total, sim_s=tally.sim_s,
+    return SweepReport(done=tally.done, skipped=source.skipped, failed=tally.failed,
+                       wall_s=time.monotonic() - t0, total=len(source.keys), sim_s=tally.sim_s,
                        jobs=workers, errors=tally.errors, out_dir=out)
 
 
@@ -266,13 +341,23 @@ def _in_worker_main_import() -> bool:
 
 
 
+def _single_threaded() -> bool:
+    """True if this process has exactly one OS thread (Linux: /proc/self/task), so that
+    fork() is safe: no other thread can hold a lock the child would inherit."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
 def _pool(workers: int):
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    # forkserver: workers are forked from a clean server process that has already
-    # imported the simulator and pyarrow, so they start fast and never inherit the
-    # parent's threads (fork after pyarrow/pandas use can deadlock).
+    # forkserver: workers are forked from a clean server process that has imported the
+    # simulator once, so they never inherit the parent's threads (fork can deadlock).
     try:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["ncmesh.sweep._preload"])
@@ -297,19 +382,85 @@ def _stop_pool(pool) -> None:
             pass
 
 
-def _run_pool(todo: list[RunSpec], ctx: Context, workers: int, tally: _Tally) -> None:
+def _run_pool(source: _Source, ctx: Context, workers: int, tally: _Tally) -> None:
+    """Runs the batches on worker processes: forked directly from this process when it
+    has a single thread (the `ncmesh sweep` command, a script), else (a notebook, a
+    program with threads, where fork can deadlock) on a ProcessPoolExecutor whose
+    workers come from a fork server."""
+    if _single_threaded():
+        _run_forked(source, ctx, workers, tally)
+    else:
+        _run_executor(source, ctx, workers, tally)
+
+
+def _run_forked(source: _Source, ctx: Context, workers: int, tally: _Tally) -> None:
+    from .forkpool import ForkPool, WorkerDied
+
+    batcher = _Batcher(source, workers)
+    pool = None                       # started with the first batch
+    inflight: dict[int, tuple[list[RunSpec], bool]] = {}
+    dead: set[int] = set()            # workers that died since a batch last finished
+    try:
+        while True:
+            while len(inflight) < 2 * workers:
+                batch, retry = batcher.next()
+                if not batch:
+                    break
+                if pool is None:
+                    pool = ForkPool(workers, init_worker)
+                    tally.tick(force=True)
+                inflight[pool.submit(run_batch, Packed(batch), ctx)] = (batch, retry)
+            if not inflight:
+                break
+            # Expand the next batches while the workers are busy (a little at a time,
+            # looking for answers in between), then wait.
+            more = source.prefetch(2 * batcher.size())
+            finished = pool.wait(timeout=0.0 if more else 1.0)
+            for task, ok, value in finished:
+                batch, retry = inflight.pop(task)
+                if ok:
+                    batcher.record(value)
+                    tally.add(value)
+                    dead.clear()
+                elif isinstance(value, WorkerDied):
+                    # Its runs are tried again one by one (a run that kills its worker
+                    # twice is recorded as failed).
+                    dead.add(value.pid)
+                    _lost(batch, retry, batcher, tally, ctx)
+                else:
+                    tally.lost(batch, f"worker task failed: {' '.join(str(value).split()) or type(value).__name__}")
+            if not finished and not more:
+                tally.tick()
+            if len(dead) >= MAX_BREAKS_WITHOUT_PROGRESS:
+                raise RuntimeError("the worker processes keep dying before finishing any run (out of memory?)")
+    except BaseException:
+        if pool is not None:
+            pool.terminate()
+        raise
+    if pool is not None:
+        pool.shutdown()
+
+
+def _run_executor(source: _Source, ctx: Context, workers: int, tally: _Tally) -> None:
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    batcher = _Batcher(todo, workers)
-    pool = _pool(workers)
+    batcher = _Batcher(source, workers)
+    pool = None                       # started with the first batch
     inflight: dict = {}
     breaks = 0
     try:
-        while batcher.pending or inflight:
-            while batcher.pending and len(inflight) < 2 * workers:
+        while True:
+            while len(inflight) < 2 * workers:
                 batch, retry = batcher.next()
-                inflight[pool.submit(run_batch, batch, ctx)] = (batch, retry)
+                if not batch:
+                    break
+                if pool is None:
+                    pool = _pool(workers)
+                    tally.tick(force=True)
+                inflight[pool.submit(run_batch, Packed(batch), ctx)] = (batch, retry)
+            if not inflight:
+                break
             finished, _ = wait(list(inflight), timeout=1.0, return_when=FIRST_COMPLETED)
             broken = False
             for fut in finished:
@@ -327,7 +478,7 @@ def _run_pool(todo: list[RunSpec], ctx: Context, workers: int, tally: _Tally) ->
                 tally.add(outcomes)
                 breaks = 0
             if not finished:
-                tally.progress.update(tally.done, tally.failed)
+                tally.tick()
             if broken:
                 breaks += 1
                 if breaks >= MAX_BREAKS_WITHOUT_PROGRESS:
@@ -341,9 +492,11 @@ def _run_pool(todo: list[RunSpec], ctx: Context, workers: int, tally: _Tally) ->
                 pool.shutdown(wait=False, cancel_futures=True)
                 pool = _pool(workers)
     except BaseException:
-        _stop_pool(pool)
+        if pool is not None:
+            _stop_pool(pool)
         raise
-    pool.shutdown(wait=True)
+    if pool is not None:
+        pool.shutdown(wait=True)
 
 
 def _lost(batch: list[RunSpec], retry: bool, batcher: _Batcher, tally: _Tally, ctx: Context) -> None:
@@ -359,7 +512,9 @@ def _lost(batch: list[RunSpec], retry: bool, batcher: _Batcher, tally: _Tally, c
 # ---------------------------------------------------------------- Ray
 
 
-def _run_ray(todo: list[RunSpec], ctx: Context, jobs: int | None, address: Any, tally: _Tally) -> int:
+def _run_ray(source: _Source, ctx: Context, jobs: int | None, address: Any, tally: _Tally) -> int:
+    import logging
+
     try:
         import ray
     except ImportError:
@@ -381,13 +536,19 @@ def _run_ray(todo: list[RunSpec], ctx: Context, jobs: int | None, address: Any, 
     try:
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         remote = ray.remote(num_cpus=1, max_retries=3)(run_batch)
-        batcher = _Batcher(todo, workers)
+        batcher = _Batcher(source, workers)
         inflight: dict = {}
         try:
-            while batcher.pending or inflight:
-                while batcher.pending and len(inflight) < 2 * workers:
+            while True:
+                while len(inflight) < 2 * workers:
                     batch, retry = batcher.next()
-                    inflight[remote.remote(batch, ctx)] = (batch, retry)
+                    if not batch:
+                        break
+                    if tally.done + tally.failed + len(inflight) == 0:
+                        tally.tick(force=True)
+                    inflight[remote.remote(Packed(batch), ctx)] = (batch, retry)
+                if not inflight:
+                    break
                 ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
                 for ref in ready:
                     batch, retry = inflight.pop(ref)
@@ -403,7 +564,7 @@ def _run_ray(todo: list[RunSpec], ctx: Context, jobs: int | None, address: Any, 
                     batcher.record(outcomes)
                     tally.add(outcomes)
                 if not ready:
-                    tally.progress.update(tally.done, tally.failed)
+                    tally.tick()
         except BaseException:
             for ref in inflight:
                 try:

@@ -9,7 +9,6 @@ seeds), each with its fully resolved scenario and its run key. See docs/sweeps.m
 from __future__ import annotations
 
 import copy
-import hashlib
 import itertools
 import json
 import math
@@ -67,6 +66,25 @@ class RunSpec:
     error: str | None = None
 
 
+try:                       # the interpreter's own SHA-256: importing hashlib loads OpenSSL (~7 ms)
+    from _sha2 import sha256 as _sha256          # Python >= 3.12
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256    # Python 3.11
+    except ImportError:
+        from hashlib import sha256 as _sha256
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of plain data (dicts, lists, scalars), several times faster than
+    copy.deepcopy."""
+    if type(value) is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_copy(v) for v in value]
+    return copy.deepcopy(value) if not isinstance(value, (str, int, float, bool, type(None))) else value
+
+
 def canonical_json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
@@ -74,7 +92,7 @@ def canonical_json(data: Any) -> str:
 def run_key(resolved_scenario: dict) -> str:
     """The run key: the first 16 hex digits of the SHA-256 of the scenario's canonical JSON
     (sort_keys, separators (",", ":")); the scenario contains the seed."""
-    return hashlib.sha256(canonical_json(resolved_scenario).encode("utf-8")).hexdigest()[:16]
+    return _sha256(canonical_json(resolved_scenario).encode("utf-8")).hexdigest()[:16]
 
 
 def _field_name(section: str, key: str) -> str:
@@ -232,6 +250,21 @@ class Sweep:
             self._runs = list(self._expand())
         return self._runs
 
+    def iter_runs(self, keep: bool = True):
+        """The runs of `runs()`, in the same order, each expanded when it is asked for.
+        keep: keep them (as `runs()` does) once all are expanded."""
+        if self._runs is not None:
+            yield from self._runs
+            return
+        if not keep:
+            yield from self._expand()
+            return
+        runs = []
+        for spec in self._expand():
+            runs.append(spec)
+            yield spec
+        self._runs = runs
+
     # --- expansion
     @property
     def builder_seed_follows_run(self) -> bool:
@@ -251,7 +284,7 @@ class Sweep:
             return _core.build_scenario(self.builder, options)
         if self._file_scenario is None:
             self._file_scenario = _load_base_file(self.file)
-        return copy.deepcopy(self._file_scenario)
+        return _copy(self._file_scenario)
 
     def _expand(self):
         build_cache: dict[str, Any] = {}
@@ -272,13 +305,13 @@ class Sweep:
                 norm_option(k): v for k, v in params.items() if self.grid_kind[k] == "option"}},
                 "set": self.set, "params": params, "seed": seed}
             return RunSpec(run_key(tried), seed, dict(params), tried, error=_one_line(built))
-        scenario = copy.deepcopy(built)
+        scenario = _copy(built)
         try:
             for k, v in self.set.items():
-                set_path(scenario, k, copy.deepcopy(v))
+                set_path(scenario, k, _copy(v))
             for k, v in params.items():
                 if self.grid_kind[k] == "scenario":
-                    set_path(scenario, k, copy.deepcopy(v))
+                    set_path(scenario, k, _copy(v))
             set_path(scenario, "simulation.seed", seed)
             resolved = _core.resolve(scenario)
         except ScenarioError as e:

@@ -9,18 +9,22 @@
     DIR/errors/<key>.json          a failed run (removed when a rerun succeeds)
 
 Every file is written under a temporary name starting with "." (and not ending in
-.parquet), fsync'ed, then renamed into place, so readers never see a partial file.
+.parquet), then renamed into place, so readers never see a partial file (with
+fsync=True, fsync'ed before the rename as well).
+
+The Parquet files are encoded by the simulator's extension (`_core.run_parquet` for the
+four result tables, `_core.encode_parquet` for the rest), with pyarrow only as the
+fallback for a column type the extension does not write; reading uses pyarrow.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..tables import COLUMNS
 
@@ -62,7 +66,10 @@ class Context:
     fsync: bool = True
 
 
-# ---------------------------------------------------------------- arrow helpers
+# ---------------------------------------------------------------- columns and encoding
+
+# Written into every Parquet file's footer ("created_by").
+CREATED_BY = "ncmesh sweep"
 
 
 def _arrow_type(name: str):
@@ -96,50 +103,106 @@ def _infer(values: list) -> str:
     return F64
 
 
-def _column(values: list, type_name: str):
-    import pyarrow as pa
-
+def _column(name: str, values: list, type_name: str) -> tuple[str, str, list]:
+    """(name, type, values) of one column; 'json' values become JSON text (strings)."""
     if type_name == "json":
-        values = [None if v is None else json.dumps(v, sort_keys=True) for v in values]
-    return pa.array(values, type=_arrow_type(type_name))
+        return name, STR, [None if v is None else json.dumps(v, sort_keys=True) for v in values]
+    return name, type_name, values
 
 
-def _param_columns(ctx: Context, params: dict, n: int) -> dict:
-    return {p: _column([params.get(p)] * n, ctx.param_types.get(p, "json")) for p in ctx.params}
+def _key_columns(ctx: Context, key: str, seed: int, params: dict, n: int) -> list:
+    """run_key, sweep, seed and one column per param, each repeated n times."""
+    cols = [("run_key", STR, [key] * n), ("sweep", STR, [ctx.sweep] * n), ("seed", I64, [seed] * n)]
+    for p in ctx.params:
+        cols.append(_column(p, [params.get(p)] * n, ctx.param_types.get(p, "json")))
+    return cols
 
 
-def table_for(name: str, rows: list[dict], key: str, seed: int, params: dict, ctx: Context):
-    """One result table of one run as a pyarrow Table: run_key, sweep, seed, params, columns."""
-    import pyarrow as pa
+# For `_core.run_parquet`: per table, the columns that come first and the known types
+# (the others are inferred from their values, as in `table_columns`).
+TABLE_SPECS = {name: (list(COLUMNS[name]),
+                      {**({c: I64 for c in COLUMNS[name]} if name == "nodes" else {}),
+                       **COLUMN_TYPES.get(name, {})})
+               for name in TABLES}
 
-    n = len(rows)
-    cols = {"run_key": _column([key] * n, STR), "sweep": _column([ctx.sweep] * n, STR),
-            "seed": _column([seed] * n, I64)}
-    cols.update(_param_columns(ctx, params, n))
-    names = list(COLUMNS[name])
-    if rows:
-        names += [c for c in rows[0] if c not in names]
+
+def key_prefix(ctx: Context, key: str, seed: int, params: dict) -> list:
+    """The columns every table of a run starts with, as (name, type, value): run_key,
+    sweep, seed and the params ('json' params as JSON text)."""
+    out = [("run_key", STR, key), ("sweep", STR, ctx.sweep), ("seed", I64, seed)]
+    for p in ctx.params:
+        name, ty, values = _column(p, [params.get(p)], ctx.param_types.get(p, "json"))
+        out.append((name, ty, values[0]))
+    return out
+
+
+def table_columns(name: str, data: dict | list, key: str, seed: int, params: dict, ctx: Context) -> list:
+    """One result table of one run as columns [(name, type, values)]: run_key, sweep,
+    seed, params, then the table's columns (those of COLUMNS first, in that order).
+    `data` is the table as `_core.run_columns` gives it ({column: [values]}) or as
+    `_core.run` does (a list of row dicts)."""
+    if isinstance(data, list):
+        rows = data
+        data = {}
+        for r in rows[:1]:
+            data = {c: [row.get(c) for row in rows] for c in r}
+    n = len(next(iter(data.values()))) if data else 0
+    cols = _key_columns(ctx, key, seed, params, n)
+    taken = {c[0] for c in cols}
     types = COLUMN_TYPES.get(name, {})
-    for c in names:
-        if c in cols:
+    defaults = COLUMNS["nodes"] if name == "nodes" else ()
+    for c in list(COLUMNS[name]) + [c for c in data if c not in COLUMNS[name]]:
+        if c in taken:
             continue
-        values = [r.get(c) for r in rows]
-        cols[c] = _column(values, types.get(c) or (I64 if name == "nodes" and c in COLUMNS["nodes"] else _infer(values)))
-    return pa.table(cols)
+        values = data.get(c)
+        if values is None:
+            values = [None] * n
+        cols.append(_column(c, values, types.get(c) or (I64 if c in defaults else _infer(values))))
+    return cols
 
 
-def runs_table(raw: dict, key: str, seed: int, params: dict, scenario_toml: str, ctx: Context):
-    import pyarrow as pa
-
-    cols = {"run_key": _column([key], STR), "sweep": _column([ctx.sweep], STR), "seed": _column([seed], I64)}
-    cols.update(_param_columns(ctx, params, 1))
+def run_columns(raw: dict, key: str, seed: int, params: dict, scenario_toml: str, ctx: Context) -> list:
+    """The runs table's one row as columns."""
+    cols = _key_columns(ctx, key, seed, params, 1)
     values = {"status": "ok", "events": raw["events"], "sim_time_s": raw["sim_time_s"],
               "wall_time_s": raw["wall_time_s"], "ncmesh_version": ctx.version,
               "scenario_toml": scenario_toml,
               "params_json": json.dumps(params, separators=(",", ":"))}
-    for c in RUN_COLUMNS_AFTER:
-        cols[c] = _column([values[c]], RUN_TYPES[c])
-    return pa.table(cols)
+    cols += [(c, RUN_TYPES[c], [values[c]]) for c in RUN_COLUMNS_AFTER]
+    return cols
+
+
+def encode_columns(columns: list) -> bytes:
+    """Columns [(name, type, values)] as the bytes of a Parquet file.
+
+    The simulator's extension writes it (`_core.encode_parquet`: microseconds, no
+    pyarrow); a type it does not handle (a list of lists in a param, ...) falls back to
+    pyarrow. Both give the same Arrow schema when read."""
+    try:
+        return _core_encoder()(columns, CREATED_BY)
+    except (TypeError, ValueError, OverflowError):
+        return _encode_pyarrow(columns)
+
+
+def _core_encoder():
+    from .. import _core
+
+    encoder = getattr(_core, "encode_parquet", None)
+    if encoder is None:                       # an older build of the extension
+        raise TypeError("no encode_parquet")
+    return encoder
+
+
+def _encode_pyarrow(columns: list) -> bytes:
+    """The same file written by pyarrow. Files hold one run each: dictionaries and
+    statistics would cost more than they save."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({name: pa.array(values, type=_arrow_type(ty)) for name, ty, values in columns})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, use_dictionary=False, write_statistics=False)
+    return sink.getvalue().to_pybytes()
 
 
 # ---------------------------------------------------------------- atomic files
@@ -158,16 +221,42 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, write: Callable[[Any], None], fsync: bool = True) -> None:
-    """Writes `path` via a temporary '.<name>.<random>.tmp' in the same folder: write(f),
-    flush, fsync, os.replace. A reader (or a crash) never sees a partial `path`."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def _write_temporary(final: Path | str, data, fsync: bool = False) -> str:
+    """`data` (bytes-like) in a new file '.<name>.<random>.tmp' next to `final`
+    (fsync'ed if asked); returns its path. Removed again if anything fails."""
+    final = os.fspath(final)
+    folder, name = os.path.split(final)
+    while True:
+        tmp = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+        except FileExistsError:
+            continue
+        break
     try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
             if fsync:
-                os.fsync(f.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return tmp
+
+
+def atomic_write(path: Path, data, fsync: bool = True) -> None:
+    """Writes `data` (bytes) to `path` via a temporary '.<name>.<random>.tmp' in the same
+    folder: write, fsync (if asked), os.replace. A reader (or a crash) never sees a
+    partial `path`."""
+    tmp = _write_temporary(path, data, fsync)
+    try:
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -177,24 +266,24 @@ def atomic_write(path: Path, write: Callable[[Any], None], fsync: bool = True) -
         raise
 
 
-def write_parquet(path: Path, table, fsync: bool = True) -> None:
-    data = _encode(table)
-    atomic_write(path, lambda f: f.write(data), fsync)
+def write_parquet(path: Path, columns: list, fsync: bool = True) -> None:
+    """Columns [(name, type, values)] as a Parquet file, atomically."""
+    atomic_write(path, encode_columns(columns), fsync)
 
 
 def write_text(path: Path, text: str, fsync: bool = True) -> None:
-    atomic_write(path, lambda f: f.write(text.encode("utf-8")), fsync)
+    atomic_write(path, text.encode("utf-8"), fsync)
 
 
 # ---------------------------------------------------------------- the directory
 
 
-def prepare(out_dir: str | os.PathLike, sweep_toml: str) -> Path:
+def prepare(out_dir: str | os.PathLike, sweep_toml: str, fsync: bool = True) -> Path:
     """Creates DIR and its table folders, writes DIR/sweep.toml; returns DIR."""
     out = Path(out_dir)
     for sub in ALL_TABLES + (ERRORS,):
         (out / sub).mkdir(parents=True, exist_ok=True)
-    write_text(out / "sweep.toml", sweep_toml)
+    write_text(out / "sweep.toml", sweep_toml, fsync)
     return out
 
 
@@ -232,38 +321,33 @@ def remove_stale_temporaries(out_dir: str | os.PathLike, older_than_s: float = 3
 class PendingRun:
     """A finished run whose five tables are encoded (Parquet bytes in memory) but not yet
     on disk. `stage_run` makes it (the CPU work); `commit` writes the files (system calls
-    only, which release the GIL: it can run on another thread while the next run
+    only, which release the GIL: with fsync, it runs on another thread while the next run
     simulates)."""
 
-    def __init__(self, ctx: Context, key: str, tables: list[tuple[Path, Any]], runs: tuple[Path, Any]):
+    def __init__(self, ctx: Context, key: str, tables: list[tuple[str, bytes]], runs: tuple[str, bytes]):
         self.ctx, self.key = ctx, key
         self.tables = tables            # (final path, Parquet bytes) of the four tables
         self.runs = runs                # the same for runs/<key>.parquet, written last
 
     def commit(self) -> None:
-        """Data files: written to temporaries, fsync'ed, renamed, their folders fsync'ed;
-        then the runs file the same way: a run is done only when all its files are."""
-        out = Path(self.ctx.out_dir)
+        """Data files: written to temporaries (fsync'ed if ctx.fsync), renamed, their
+        folders fsync'ed; then the runs file the same way: a run is done only when all
+        its files are."""
+        out = self.ctx.out_dir
         fsync = self.ctx.fsync
         temporaries = []
         try:
             for final, data in self.tables:
-                temporaries.append((_write_temporary(final, data), final))
-            for tmp, final in temporaries:
-                if fsync:
-                    _fsync_path(tmp)
+                temporaries.append((_write_temporary(final, data, fsync), final))
             for tmp, final in temporaries:
                 os.replace(tmp, final)
             temporaries = []
             if fsync:
                 for name in TABLES:
-                    _fsync_dir(out / name)
+                    _fsync_dir(Path(out) / name)
             final, data = self.runs
-            tmp = _write_temporary(final, data)
-            temporaries = [(tmp, final)]
-            if fsync:
-                _fsync_path(tmp)
-            os.replace(tmp, final)
+            temporaries = [(_write_temporary(final, data, fsync), final)]
+            os.replace(temporaries[0][0], final)
             temporaries = []
         finally:
             for tmp, _ in temporaries:
@@ -274,55 +358,30 @@ class PendingRun:
         # (runs/ itself is not fsync'ed: if its rename is lost in a power cut, the run is
         # simply computed again.)
         try:
-            os.unlink(out / ERRORS / f"{self.key}.json")
+            os.unlink(os.path.join(out, ERRORS, f"{self.key}.json"))
         except FileNotFoundError:
             pass
 
 
-def _write_temporary(final: Path, data) -> str:
-    """`data` in a new temporary file '.<name>.<random>.tmp' next to `final`."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return tmp
-
-
-def _fsync_path(path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _encode(table):
-    """A table as Parquet bytes. Files hold one run each: dictionaries and statistics
-    would cost more than they save."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, use_dictionary=False, write_statistics=False)
-    return sink.getvalue()
-
-
-def stage_run(ctx: Context, key: str, seed: int, params: dict, raw: dict, scenario_toml: str) -> PendingRun:
-    """Builds a finished run's five tables and encodes them as Parquet."""
-    out = Path(ctx.out_dir)
-    tables = [(out / name / f"{key}{SUFFIX}", _encode(table_for(name, raw[name], key, seed, params, ctx)))
-              for name in TABLES]
-    runs = (out / RUNS / f"{key}{SUFFIX}", _encode(runs_table(raw, key, seed, params, scenario_toml, ctx)))
+def stage_run(ctx: Context, key: str, seed: int, params: dict, raw: dict, scenario_toml: str | None = None) -> PendingRun:
+    """Builds a finished run's five tables and encodes them as Parquet. `raw` is what
+    `_core.run_parquet` (tables already encoded: bytes), `_core.run_columns` or
+    `_core.run` returned; `scenario_toml` defaults to its `scenario_toml`."""
+    if scenario_toml is None:
+        scenario_toml = raw["scenario_toml"]
+    out = ctx.out_dir
+    name = key + SUFFIX
+    tables = []
+    for t in TABLES:
+        data = raw[t]
+        if not isinstance(data, bytes):
+            data = encode_columns(table_columns(t, data, key, seed, params, ctx))
+        tables.append((os.path.join(out, t, name), data))
+    runs = (os.path.join(out, RUNS, name), encode_columns(run_columns(raw, key, seed, params, scenario_toml, ctx)))
     return PendingRun(ctx, key, tables, runs)
 
 
-def write_run(ctx: Context, key: str, seed: int, params: dict, raw: dict, scenario_toml: str) -> None:
+def write_run(ctx: Context, key: str, seed: int, params: dict, raw: dict, scenario_toml: str | None = None) -> None:
     """Writes one finished run: the four tables, then runs/<key>.parquet (the 'done' mark),
     then removes an error file left by an earlier failed attempt."""
     stage_run(ctx, key, seed, params, raw, scenario_toml).commit()
