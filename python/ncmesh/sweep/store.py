@@ -176,7 +176,7 @@ def encode_columns(columns: list) -> bytes:
     """Columns [(name, type, values)] as the bytes of a Parquet file.
 
     The simulator's extension writes it (`_core.encode_parquet`: microseconds, no
-    pyarrow); a type it does not handle (a list of lists in a param, ...) falls back to
+    pyarrow); a type it does not handle (lists of lists, ...) falls back to
     pyarrow. Both give the same Arrow schema when read."""
     try:
         return _core_encoder()(columns, CREATED_BY)
