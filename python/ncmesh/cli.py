@@ -35,8 +35,8 @@ def _add_set(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The `ncmesh` argument parser; `command`, when one of the basic commands, skips
-    loading the experiment commands' modules."""
+    """The `ncmesh` argument parser; of the experiment commands (sweep, table, plot,
+    report, reproduce) only `command`'s module is loaded."""
     from . import __version__
 
     parser = argparse.ArgumentParser(prog="ncmesh", description="Packet-level simulator of TCP over 802.11 multihop networks.")
@@ -86,21 +86,35 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--csv", metavar="FILE", help="write one row per (tag, hops, seed) as CSV")
     p.add_argument("--summary-csv", metavar="FILE", help="write one row per (tag, hops) as CSV")
 
-    if command in BASIC_COMMANDS:
-        # The experiment commands' modules take ~70 ms to import: when another command
-        # runs, they are listed (for --help) but not loaded.
-        for name, text in EXPERIMENT_COMMANDS.items():
-            sub.add_parser(name, help=text)
-        return parser
-    from .sweep.cli import add_parser as add_sweep_parser
-    add_sweep_parser(sub)
-    from .analysis.cli import add_parsers as add_analysis_parsers
-    from .experiments.cli import add_parser as add_reproduce_parser
-    from .report.cli import add_parser as add_report_parser
-    add_analysis_parsers(sub)       # table, plot
-    add_report_parser(sub)          # report
-    add_reproduce_parser(sub)       # reproduce
+    # The experiment commands' modules take tens of ms to import: only the one that runs
+    # is loaded; the others are listed (for --help) without loading them.
+    real = next((g for g in PARSER_GROUPS if command in g), ())
+    for name, text in EXPERIMENT_COMMANDS.items():
+        if name not in real:
+            sub.add_parser(name, help=text.replace("%", "%%"))
+        elif name == real[0]:
+            _add_real_parsers(sub, name)
     return parser
+
+
+# Experiment commands whose parsers one module defines together.
+PARSER_GROUPS = (("sweep",), ("table", "plot"), ("report",), ("reproduce",))
+
+
+def _add_real_parsers(sub, name: str) -> None:
+    """Adds the full parsers of the group (PARSER_GROUPS) that `name` starts."""
+    if name == "sweep":
+        from .sweep.cli import add_parser
+        add_parser(sub)
+    elif name == "table":
+        from .analysis.cli import add_parsers
+        add_parsers(sub)            # table, plot
+    elif name == "report":
+        from .report.cli import add_parser
+        add_parser(sub)
+    else:
+        from .experiments.cli import add_parser
+        add_parser(sub)
 
 
 BASIC_COMMANDS = ("scenario", "run", "validate", "compare-ns3")
