@@ -21,6 +21,14 @@ def run_cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess
     )
 
 
+def reproduce_quick(tmp_path_factory, name: str, *extra: str):
+    """`ncmesh reproduce NAME --quick EXTRA...` into a fresh directory: (out dir, process)."""
+    out = tmp_path_factory.mktemp("reproduce") / name
+    p = run_cli("reproduce", name, "--quick", *extra, "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    return out, p
+
+
 def short_chain(hops: int = 2) -> ncmesh.Scenario:
     return ncmesh.Scenario.build("chain", hops=hops).update(SHORT)
 

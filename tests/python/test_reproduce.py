@@ -105,12 +105,9 @@ def test_reproduce_cli_list_and_errors(cli):
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     """`ncmesh reproduce chain-vs-ns3 --quick` (16 runs of 30 s: a few seconds)."""
-    from conftest import run_cli
+    from conftest import reproduce_quick
 
-    out = tmp_path_factory.mktemp("reproduce") / "chain-vs-ns3"
-    p = run_cli("reproduce", "chain-vs-ns3", "--quick", "--out", str(out))
-    assert p.returncode == 0, p.stderr
-    return out, p
+    return reproduce_quick(tmp_path_factory, "chain-vs-ns3")
 
 
 def test_reproduce_quick_cli(quick_run):

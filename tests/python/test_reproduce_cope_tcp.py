@@ -47,12 +47,9 @@ def test_x2_scenario():
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    from conftest import run_cli
+    from conftest import reproduce_quick
 
-    out = tmp_path_factory.mktemp("reproduce") / "cope-tcp"
-    p = run_cli("reproduce", "cope-tcp", "--quick", "--jobs", "2", "--out", str(out))
-    assert p.returncode == 0, p.stderr
-    return out, p
+    return reproduce_quick(tmp_path_factory, "cope-tcp", "--jobs", "2")
 
 
 def test_quick_summary_and_tables(quick_run):

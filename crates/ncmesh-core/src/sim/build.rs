@@ -88,7 +88,7 @@ fn make_scheme(s: &Scenario) -> Result<Box<dyn CodingScheme>, ScenarioError> {
             let q = NcaqmQueue::new(&NcaqmParams {
                 split_window: k.split_window as usize,
             });
-            let tick = (k.recode_interval_s * 1e9).round() as crate::engine::Time;
+            let tick = secs(k.recode_interval_s);
             Box::new(XorScheme::new(xor, Box::new(q), tick))
         }
     })

@@ -68,18 +68,7 @@ pub fn choose_drop(
 mod tests {
     use super::*;
     use crate::coding::ncaqm::hqueue::coded_queue_sizes;
-    use crate::coding::ncaqm::testutil::{code, nat, rng};
-
-    // Flows at relay 0: a (10 -> 20), b (20 -> 10), c (30 -> 40).
-    fn a(u: u64) -> Native {
-        nat(u, 1, 10, 20, 10)
-    }
-    fn b(u: u64) -> Native {
-        nat(u, 2, 20, 10, 20)
-    }
-    fn c(u: u64) -> Native {
-        nat(u, 3, 30, 40, 30)
-    }
+    use crate::coding::ncaqm::testutil::{a, b, c, code, nat, rng};
 
     fn coded_ab_history() -> SplitEstimator {
         let mut est = SplitEstimator::new(100);

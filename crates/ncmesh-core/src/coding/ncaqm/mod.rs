@@ -230,25 +230,12 @@ impl OutputQueue for NcaqmQueue {
 
 #[cfg(test)]
 mod tests {
-    use super::testutil::{code, cx, nat, prev_hop_knows, rng, FnKnowledge};
+    use super::testutil::{a, b, c, code, cx, d, nat, prev_hop_knows, rng, FnKnowledge};
     use super::*;
     use crate::net::NodeId;
 
-    // A relay with four neighbours: flows a (10 -> 20), b (20 -> 10), c (30 -> 40),
-    // d (40 -> 30). With `prev_hop_knows`, a codes with b and c with d (Alice and Bob
-    // twice), never a with c or d.
-    fn a(u: u64) -> Native {
-        nat(u, 1, 10, 20, 10)
-    }
-    fn b(u: u64) -> Native {
-        nat(u, 2, 20, 10, 20)
-    }
-    fn c(u: u64) -> Native {
-        nat(u, 3, 30, 40, 30)
-    }
-    fn d(u: u64) -> Native {
-        nat(u, 4, 40, 30, 40)
-    }
+    // testutil's flows a, b, c, d at one relay: with `prev_hop_knows`, a codes with b
+    // and c with d (Alice and Bob twice), never a with c or d.
 
     fn everyone_knows() -> FnKnowledge<impl Fn(NodeId, &Native) -> f64> {
         FnKnowledge(|_: NodeId, _: &Native| 1.0)

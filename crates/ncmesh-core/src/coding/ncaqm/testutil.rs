@@ -8,26 +8,33 @@ use crate::transport::udp::UdpHeader;
 
 /// A 1000-byte UDP native of `flow` (originated at `src`), `uid` also its sequence.
 pub fn nat(uid: u64, flow: u32, src: NodeId, next_hop: NodeId, prev_hop: NodeId) -> Native {
-    Native {
-        pkt: Packet {
-            uid,
-            flow,
-            src,
-            dst: next_hop,
-            ttl: 64,
-            ip_bytes: 1000,
-            created: 0,
-            l4: L4::Udp(UdpHeader { seq: uid, len: 972 }),
-            payload: None,
-        },
-        next_hop,
-        prev_hop,
-        sends: 0,
-        was_coded: false,
-        enqueued: 0,
-        then: None,
-        bound: 0,
-    }
+    let pkt = Packet {
+        uid,
+        flow,
+        src,
+        dst: next_hop,
+        ttl: 64,
+        ip_bytes: 1000,
+        created: 0,
+        l4: L4::Udp(UdpHeader { seq: uid, len: 972 }),
+        payload: None,
+    };
+    Native::new(pkt, next_hop, prev_hop, 0)
+}
+
+// Flows at a relay with four neighbours: a (10 -> 20), b (20 -> 10), c (30 -> 40),
+// d (40 -> 30); packet `u` of each.
+pub fn a(u: u64) -> Native {
+    nat(u, 1, 10, 20, 10)
+}
+pub fn b(u: u64) -> Native {
+    nat(u, 2, 20, 10, 20)
+}
+pub fn c(u: u64) -> Native {
+    nat(u, 3, 30, 40, 30)
+}
+pub fn d(u: u64) -> Native {
+    nat(u, 4, 40, 30, 40)
 }
 
 /// An entry coding `items` together.

@@ -68,10 +68,8 @@ impl OutputQueue for FifoQueue {
                     if !cx.room_in_code(picked.len() + 1) {
                         break;
                     }
-                    if (n.is_small() == small) != same_class
-                        || !cx.may_code(n)
-                        || picked.contains(&i)
-                    {
+                    // (Each pass sees one size class, so no index is picked twice.)
+                    if (n.is_small() == small) != same_class || !cx.may_code(n) {
                         continue;
                     }
                     let mut members: SmallVec<[&Native; 8]> = SmallVec::new();

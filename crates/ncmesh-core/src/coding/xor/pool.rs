@@ -33,18 +33,19 @@ pub fn nb_key(nb: NodeId, uid: u64) -> u64 {
     uid ^ ((nb as u64).wrapping_add(1) << 48)
 }
 
-/// A set of u64 keys that forgets each key `keep` after it was (last) inserted.
-pub struct ExpiringSet {
+/// A map from u64 keys that forgets each entry `keep` after its time; the one
+/// mechanism behind the set and the pool below.
+struct Expiring<V> {
     keep: Time,
-    at: KeyMap<Time>,
+    map: KeyMap<(Time, V)>,
     order: VecDeque<(Time, u64)>,
 }
 
-impl ExpiringSet {
-    pub fn new(keep: Time) -> ExpiringSet {
-        ExpiringSet {
+impl<V> Expiring<V> {
+    fn new(keep: Time) -> Self {
+        Expiring {
             keep,
-            at: KeyMap::default(),
+            map: KeyMap::default(),
             order: VecDeque::new(),
         }
     }
@@ -55,96 +56,81 @@ impl ExpiringSet {
                 break;
             }
             self.order.pop_front();
-            if self.at.get(&k) == Some(&t) {
-                self.at.remove(&k);
+            // Only the entry's current time removes it (a refreshed entry stays).
+            if self.map.get(&k).is_some_and(|(at, _)| *at == t) {
+                self.map.remove(&k);
             }
         }
+    }
+
+    /// Inserts `key` (its value made by `make`); returns false if it was present. A
+    /// present entry gets time `now` if `refresh`, else keeps its first time.
+    fn insert(&mut self, now: Time, key: u64, make: impl FnOnce() -> V, refresh: bool) -> bool {
+        self.expire(now);
+        if let Some(slot) = self.map.get_mut(&key) {
+            if refresh {
+                slot.0 = now;
+                self.order.push_back((now, key));
+            }
+            return false;
+        }
+        self.map.insert(key, (now, make()));
+        self.order.push_back((now, key));
+        true
+    }
+
+    fn get(&self, now: Time, key: u64) -> Option<&V> {
+        self.map
+            .get(&key)
+            .filter(|(t, _)| *t + self.keep > now)
+            .map(|(_, v)| v)
+    }
+}
+
+/// A set of u64 keys that forgets each key `keep` after it was first inserted.
+pub struct ExpiringSet(Expiring<()>);
+
+impl ExpiringSet {
+    pub fn new(keep: Time) -> ExpiringSet {
+        ExpiringSet(Expiring::new(keep))
     }
 
     /// Inserts `key`; returns false if it was already present (its time is kept: a
     /// neighbour's copy of a packet expires pool_time after it first had it, however
     /// often that is reported again).
     pub fn insert(&mut self, now: Time, key: u64) -> bool {
-        self.expire(now);
-        if self.at.contains_key(&key) {
-            return false;
-        }
-        self.at.insert(key, now);
-        self.order.push_back((now, key));
-        true
+        self.0.insert(now, key, || (), false)
     }
 
     pub fn contains(&self, now: Time, key: u64) -> bool {
-        self.at.get(&key).is_some_and(|&t| t + self.keep > now)
+        self.0.get(now, key).is_some()
     }
 
     pub fn len(&self) -> usize {
-        self.at.len()
+        self.0.map.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.at.is_empty()
+        self.0.map.is_empty()
     }
 }
 
-/// The packet pool: copies of overheard, decoded and sent packets, by uid.
-pub struct PacketPool {
-    keep: Time,
-    packets: KeyMap<(Time, Packet)>,
-    order: VecDeque<(Time, u64)>,
-}
+/// The packet pool: copies of overheard, decoded and sent packets, by uid; a packet
+/// seen again stays another `keep`.
+pub struct PacketPool(Expiring<Packet>);
 
 impl PacketPool {
     pub fn new(keep: Time) -> PacketPool {
-        PacketPool {
-            keep,
-            packets: KeyMap::default(),
-            order: VecDeque::new(),
-        }
-    }
-
-    fn expire(&mut self, now: Time) {
-        while let Some(&(t, uid)) = self.order.front() {
-            if t + self.keep > now {
-                break;
-            }
-            self.order.pop_front();
-            if self.packets.get(&uid).is_some_and(|(at, _)| *at == t) {
-                self.packets.remove(&uid);
-            }
-        }
+        PacketPool(Expiring::new(keep))
     }
 
     /// Stores a copy of `p`; returns false if the pool already held it.
     pub fn insert(&mut self, now: Time, p: &Packet) -> bool {
-        self.expire(now);
-        let fresh = match self.packets.get_mut(&p.uid) {
-            Some(slot) => {
-                slot.0 = now;
-                false
-            }
-            None => {
-                self.packets.insert(p.uid, (now, p.clone()));
-                true
-            }
-        };
-        self.order.push_back((now, p.uid));
-        fresh
+        self.0.insert(now, p.uid, || p.clone(), true)
     }
 
     pub fn get(&self, now: Time, uid: u64) -> Option<&Packet> {
-        self.packets
-            .get(&uid)
-            .filter(|(t, _)| *t + self.keep > now)
-            .map(|(_, p)| p)
-    }
-
-    pub fn len(&self) -> usize {
-        self.packets.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.packets.is_empty()
+        self.0.get(now, uid)
     }
 }
 

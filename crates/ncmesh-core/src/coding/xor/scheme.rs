@@ -67,25 +67,6 @@ pub struct XorScheme {
     pub counters: XorCounters,
 }
 
-/// The facts of a native whose packet travels in the frame (payload left out: the
-/// frame holds the packet and gives it back on the outcome).
-fn strip(n: &Native) -> Native {
-    Native {
-        pkt: Packet {
-            payload: None,
-            l4: n.pkt.l4.clone(),
-            ..n.pkt
-        },
-        next_hop: n.next_hop,
-        prev_hop: n.prev_hop,
-        sends: n.sends,
-        was_coded: n.was_coded,
-        enqueued: n.enqueued,
-        then: n.then,
-        bound: n.bound,
-    }
-}
-
 impl XorScheme {
     pub fn new(p: XorParams, queue: Box<dyn OutputQueue>, tick: Time) -> XorScheme {
         let ordering = (p.ordering_timeout > 0).then(|| Ordering::new(p.ordering_timeout));
@@ -197,7 +178,10 @@ impl XorScheme {
             longest = longest.max(n.pkt.ip_bytes);
             // COPE keeps what it sends: a neighbour's code may XOR it back out.
             self.pool.insert(now, &n.pkt);
-            self.in_flight.push(strip(&n));
+            // The frame carries the packet; in_flight keeps the rest (no payload copy).
+            let payload = n.pkt.payload.take();
+            self.in_flight.push(n.clone());
+            n.pkt.payload = payload;
             packets.push(n.pkt);
         }
         for c in padding {
