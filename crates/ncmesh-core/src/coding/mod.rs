@@ -3,15 +3,16 @@
 //! may reorder, merge or drop), builds the frame for each transmission opportunity,
 //! sees every frame decoded (addressed or overheard), owns outcomes, and sets timers.
 
+pub mod body;
 pub mod ncaqm;
 pub mod passthrough;
 pub mod xor;
 
 use crate::engine::{Rng, Time};
-use crate::mac::frame::{Frame, OutFrame};
 use crate::net::{DropReason, NodeId, Packet, Routes};
 use crate::phy::loss::LossModel;
 use crate::phy::Channel;
+pub use body::{DataBody, Frame, OutFrame};
 
 /// Final outcome of a frame the MAC sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

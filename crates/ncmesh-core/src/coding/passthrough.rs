@@ -1,7 +1,7 @@
 //! No coding: a drop-tail FIFO interface queue and native frames. The default scheme.
 
 use super::{CodingScheme, SchemeCx, TxOutcome};
-use crate::mac::frame::{DataBody, Frame, OutFrame};
+use super::{DataBody, Frame, OutFrame};
 use crate::net::{DropReason, NodeId, Packet};
 use std::collections::VecDeque;
 

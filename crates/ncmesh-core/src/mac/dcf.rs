@@ -5,7 +5,7 @@
 //! runs from an anchor time; when the medium turns busy the elapsed whole slots are
 //! subtracted and the rest is frozen (10.3.4.3).
 
-use super::frame::OutFrame;
+use super::frame::{MacBody, OutFrame};
 use crate::engine::{Rng, Time};
 use crate::net::NodeId;
 use crate::phy::PhyTiming;
@@ -57,8 +57,8 @@ pub enum TxState {
 
 /// The frame in service and its retry counters.
 #[derive(Debug, Clone)]
-pub struct Job {
-    pub frame: OutFrame,
+pub struct Job<B> {
+    pub frame: OutFrame<B>,
     pub seq: u16,
     pub short_retries: u32,
     pub long_retries: u32,
@@ -67,7 +67,7 @@ pub struct Job {
 }
 
 #[derive(Debug)]
-pub struct Dcf {
+pub struct Dcf<B> {
     pub cw: u32,
     /// Backoff slots still to count down.
     pub backoff: u32,
@@ -92,14 +92,14 @@ pub struct Dcf {
     /// End of the last reception that failed (EIFS applies), until a good one.
     pub rx_error_end: Option<Time>,
     pub state: TxState,
-    pub job: Option<Job>,
+    pub job: Option<Job<B>>,
     next_seq: u16,
     /// Last (transmitter, sequence number) seen, for duplicate detection (10.3.2.11).
     dup_cache: Vec<(NodeId, u16)>,
 }
 
-impl Dcf {
-    pub fn new(p: &MacParams) -> Dcf {
+impl<B: MacBody> Dcf<B> {
+    pub fn new(p: &MacParams) -> Dcf<B> {
         Dcf {
             cw: p.timing.cw_min,
             backoff: 0,
@@ -216,7 +216,7 @@ impl Dcf {
     }
 
     /// Takes a new frame into service.
-    pub fn load(&mut self, frame: OutFrame) {
+    pub fn load(&mut self, frame: OutFrame<B>) {
         let seq = self.next_seq;
         self.next_seq = (self.next_seq + 1) & 0x0FFF;
         self.job = Some(Job {
@@ -264,7 +264,7 @@ mod tests {
     #[test]
     fn freeze_subtracts_whole_elapsed_slots_and_resumes() {
         let p = params();
-        let mut d = Dcf::new(&p);
+        let mut d: Dcf<Bytes> = Dcf::new(&p);
         d.backoff = 10;
         // medium idle since 0: DIFS -> anchor at 50 us, access at 50 + 10*20 = 250 us
         let at = d.arm(0, d.idle_start(0, &p), &p);
@@ -293,7 +293,7 @@ mod tests {
     #[test]
     fn eifs_after_failed_reception() {
         let p = params();
-        let mut d = Dcf::new(&p);
+        let mut d: Dcf<Bytes> = Dcf::new(&p);
         d.rx_error_end = Some(1000 * MICROS);
         assert_eq!(d.idle_start(1000 * MICROS, &p), (1000 + 364) * MICROS);
         d.nav_until = 2000 * MICROS;
@@ -303,7 +303,7 @@ mod tests {
     #[test]
     fn contention_window_doubles_and_resets() {
         let p = params();
-        let mut d = Dcf::new(&p);
+        let mut d: Dcf<Bytes> = Dcf::new(&p);
         let mut rng = Rng::stream(1, 0, StreamPurpose::Backoff);
         d.load(OutFrame {
             mac_rx: 1,
@@ -329,7 +329,7 @@ mod tests {
             cw_reset_after_drop: false,
             ..p.clone()
         };
-        let mut d = Dcf::new(&keep);
+        let mut d: Dcf<Bytes> = Dcf::new(&keep);
         d.load(OutFrame {
             mac_rx: 1,
             body: empty_body(),
@@ -341,22 +341,22 @@ mod tests {
         assert_eq!(d.cw, 1023);
     }
 
-    fn empty_body() -> crate::mac::frame::DataBody {
-        crate::mac::frame::DataBody {
-            intended: Default::default(),
-            packets: Default::default(),
-            msdu_bytes: 100,
-            header_bytes: 0,
-            tag: 0,
-            coded_payload: None,
-            xor: None,
+    #[derive(Debug, Clone)]
+    struct Bytes(u32);
+    impl MacBody for Bytes {
+        fn msdu_bytes(&self) -> u32 {
+            self.0
         }
+    }
+
+    fn empty_body() -> Bytes {
+        Bytes(100)
     }
 
     #[test]
     fn duplicates_need_retry_bit_and_same_seq() {
         let p = params();
-        let mut d = Dcf::new(&p);
+        let mut d: Dcf<Bytes> = Dcf::new(&p);
         assert!(!d.is_duplicate(3, 5, false));
         assert!(d.is_duplicate(3, 5, true));
         assert!(!d.is_duplicate(3, 6, true));

@@ -1,9 +1,8 @@
 //! 802.11 frames as they go on the air.
 
 use crate::engine::Time;
-use crate::net::{NodeId, Packet};
-use crate::phy::timing::{LLC_BYTES, MAC_DATA_OVERHEAD};
-use smallvec::SmallVec;
+use crate::net::NodeId;
+use crate::phy::timing::MAC_DATA_OVERHEAD;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameKind {
@@ -13,68 +12,31 @@ pub enum FrameKind {
     Cts,
 }
 
-/// The payload of a data frame, as a coding scheme builds it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DataBody {
-    /// Nodes meant to use this frame (pseudo-broadcast names several; the MAC
-    /// receiver is one of them).
-    pub intended: SmallVec<[NodeId; 4]>,
-    /// The native packets the frame carries or encodes.
-    pub packets: SmallVec<[Packet; 1]>,
-    /// MSDU length on the air: LLC + scheme header + payload, bytes.
-    pub msdu_bytes: u32,
-    /// Scheme-defined header bytes included in msdu_bytes (0 for native frames).
-    pub header_bytes: u32,
-    /// Scheme-defined tag (e.g. coded or native, coding id).
-    pub tag: u64,
-    /// Coded payload bytes, when payloads are carried and the scheme codes.
-    pub coded_payload: Option<Box<[u8]>>,
-    /// The XOR-coding header (COPE family), when the scheme adds one.
-    pub xor: Option<Box<crate::coding::xor::header::XorHeader>>,
+/// What the MAC needs of a data frame's body: its length on the air. The body itself
+/// (packets, coding headers) belongs to the layer above (`coding::Body`).
+pub trait MacBody: Clone {
+    /// MSDU length on the air (LLC + whatever the layer above puts in it), bytes.
+    fn msdu_bytes(&self) -> u32;
 }
 
-impl DataBody {
-    /// Packet instances the sender holds in this frame (a forwarded two-hop code may
-    /// carry natives only as part of its XOR).
-    pub fn held_packets(&self) -> usize {
-        self.packets.len() - self.xor.as_ref().map_or(0, |h| h.padding.len())
-    }
-
-    /// A plain frame carrying one packet to `next_hop`.
-    pub fn native(pkt: Packet, next_hop: NodeId) -> DataBody {
-        let msdu_bytes = LLC_BYTES + pkt.ip_bytes;
-        let mut intended = SmallVec::new();
-        intended.push(next_hop);
-        let mut packets = SmallVec::new();
-        packets.push(pkt);
-        DataBody {
-            intended,
-            packets,
-            msdu_bytes,
-            header_bytes: 0,
-            tag: 0,
-            coded_payload: None,
-            xor: None,
-        }
-    }
-}
-
-/// What a scheme hands the MAC at a transmission opportunity.
+/// What the layer above hands the MAC at a transmission opportunity.
 #[derive(Debug, Clone, PartialEq)]
-pub struct OutFrame {
+pub struct OutFrame<B> {
     /// MAC receiver (acknowledges the frame), or BROADCAST.
     pub mac_rx: NodeId,
-    pub body: DataBody,
+    pub body: B,
 }
 
-impl OutFrame {
+impl<B: MacBody> OutFrame<B> {
+    /// MPDU length: MAC header and FCS around the body.
     pub fn mpdu_bytes(&self) -> u32 {
-        MAC_DATA_OVERHEAD + self.body.msdu_bytes
+        MAC_DATA_OVERHEAD + self.body.msdu_bytes()
     }
 }
 
+/// A frame on the air.
 #[derive(Debug, Clone)]
-pub struct Frame {
+pub struct Frame<B> {
     pub kind: FrameKind,
     /// Transmitter.
     pub tx: NodeId,
@@ -87,5 +49,6 @@ pub struct Frame {
     pub mpdu_bytes: u32,
     pub rate_mbps: f64,
     pub airtime: Time,
-    pub data: Option<DataBody>,
+    /// The body of a data frame.
+    pub data: Option<B>,
 }

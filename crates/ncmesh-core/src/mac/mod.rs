@@ -5,4 +5,4 @@ pub mod dcf;
 pub mod frame;
 
 pub use dcf::{Dcf, MacParams, TxState};
-pub use frame::{DataBody, Frame, FrameKind, OutFrame};
+pub use frame::{Frame, FrameKind, MacBody, OutFrame};

@@ -2,7 +2,7 @@
 //! per-receiver arrival draws made when the transmission started. Slots (and their
 //! arrival buffers) are reused, so steady-state transmissions allocate nothing.
 
-use crate::mac::Frame;
+use crate::coding::Frame;
 use crate::phy::channel::Arrival;
 
 #[derive(Default)]

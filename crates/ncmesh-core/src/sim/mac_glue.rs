@@ -4,8 +4,9 @@
 use super::events::{Ev, Response};
 use super::trace::{TraceKind, TraceRecord};
 use super::Sim;
+use crate::coding::Frame;
 use crate::coding::TxOutcome;
-use crate::mac::frame::{Frame, FrameKind};
+use crate::mac::frame::FrameKind;
 use crate::mac::TxState;
 use crate::net::BROADCAST;
 use crate::phy::radio::RxOutcome;

@@ -38,7 +38,7 @@ struct Ledger {
 
 struct Node {
     radio: Radio,
-    dcf: Dcf,
+    dcf: Dcf<crate::coding::DataBody>,
     scheme: Box<dyn CodingScheme>,
     rng_backoff: Rng,
     rng_channel: Rng,
@@ -147,7 +147,7 @@ impl Sim {
         self.result(0.0)
     }
 
-    fn record(&mut self, node: u32, what: trace::TraceKind, slot_or_frame: &crate::mac::Frame) {
+    fn record(&mut self, node: u32, what: trace::TraceKind, slot_or_frame: &crate::coding::Frame) {
         if let Some(t) = &mut self.trace {
             t.push(trace::TraceRecord::new(self.now, node, what, slot_or_frame));
         }

@@ -1,8 +1,9 @@
 //! Optional record of every frame transmitted and every reception outcome, for tests,
 //! debugging and packet captures. Off unless `Sim::enable_trace` is called.
 
+use crate::coding::Frame;
 use crate::engine::Time;
-use crate::mac::{Frame, FrameKind};
+use crate::mac::FrameKind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TraceKind {
