@@ -16,7 +16,7 @@ impl Sim {
     fn wants_access(&self, n: u32) -> bool {
         let nd = &self.nodes[n as usize];
         nd.dcf.state == TxState::Idle
-            && (nd.dcf.job.is_some() || nd.dcf.backoff_running || nd.scheme.has_frame())
+            && (nd.dcf.job.is_some() || nd.dcf.backoff_running || self.coding_wants_frame(n))
     }
 
     /// Arms the access timer if the node has something to do and none is armed.
@@ -86,7 +86,7 @@ impl Sim {
             return;
         }
         if nd.dcf.job.is_none() {
-            let Some(f) = self.with_scheme(n, |s, cx| s.next_frame(cx)) else {
+            let Some(f) = self.coding_next_frame(n) else {
                 return;
             };
             self.nodes[n as usize].dcf.load(f);
@@ -222,9 +222,7 @@ impl Sim {
             nd.dcf.state = TxState::Idle;
             nd.dcf.on_success(&mut nd.rng_backoff, &self.mac);
             let job = nd.dcf.job.take().expect("broadcast job");
-            self.with_scheme(n, |s, cx| {
-                s.on_tx_outcome(cx, job.frame, TxOutcome::Delivered)
-            });
+            self.coding_tx_outcome(n, job.frame, TxOutcome::Delivered);
         }
         self.mac_rearm(n);
     }
@@ -361,13 +359,13 @@ impl Sim {
                     if nd.dcf.is_duplicate(tx, seq, retry) {
                         nd.stats.mac_duplicates += 1;
                     } else {
-                        self.scheme_on_frame(n, slot, true);
+                        self.coding_rx(n, slot, true);
                     }
                 } else if rx == BROADCAST {
-                    self.scheme_on_frame(n, slot, true);
+                    self.coding_rx(n, slot, true);
                 } else {
                     nd.stats.mac_frames_overheard += 1;
-                    self.scheme_on_frame(n, slot, false);
+                    self.coding_rx(n, slot, false);
                 }
             }
         }
@@ -381,14 +379,6 @@ impl Sim {
         }
     }
 
-    fn scheme_on_frame(&mut self, n: u32, slot: u32, addressed: bool) {
-        // Lent out for the call: scheme callbacks only schedule events, they never put
-        // frames on the air synchronously, so the slot is not touched meanwhile.
-        let frame = self.air.take(slot);
-        self.with_scheme(n, |s, cx| s.on_frame(cx, &frame, addressed));
-        self.air.restore(slot, frame);
-    }
-
     fn mac_succeed(&mut self, n: u32) {
         let nd = &mut self.nodes[n as usize];
         nd.dcf.timeout_gen = nd.dcf.timeout_gen.wrapping_add(1);
@@ -396,9 +386,7 @@ impl Sim {
         nd.dcf.state = TxState::Idle;
         nd.dcf.on_success(&mut nd.rng_backoff, &self.mac);
         let job = nd.dcf.job.take().expect("acknowledged job");
-        self.with_scheme(n, |s, cx| {
-            s.on_tx_outcome(cx, job.frame, TxOutcome::Delivered)
-        });
+        self.coding_tx_outcome(n, job.frame, TxOutcome::Delivered);
         self.mac_rearm(n);
     }
 
@@ -413,7 +401,7 @@ impl Sim {
         nd.dcf.timeout_deferred = false;
         if nd.dcf.on_failure(&mut nd.rng_backoff, &self.mac, long) {
             let job = nd.dcf.job.take().expect("failed job");
-            self.with_scheme(n, |s, cx| s.on_tx_outcome(cx, job.frame, TxOutcome::Failed));
+            self.coding_tx_outcome(n, job.frame, TxOutcome::Failed);
         }
         self.mac_rearm(n);
     }

@@ -6,6 +6,7 @@
 
 mod air;
 mod build;
+mod coding_glue;
 mod events;
 mod mac_glue;
 mod net_glue;

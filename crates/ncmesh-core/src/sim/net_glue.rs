@@ -1,88 +1,21 @@
-//! Network and transport glue: the scheme callbacks, forwarding, TCP/UDP endpoints,
-//! applications, timers and sampling.
+//! Network and transport glue: forwarding, TCP/UDP endpoints, applications, timers and
+//! sampling.
 
 use super::events::Ev;
 use super::Sim;
 use crate::app::{payload, payload_byte, Source};
-use crate::coding::{CodingScheme, SchemeCx};
 use crate::net::{DropReason, NodeId, Packet, IP_HEADER_BYTES, L4};
 use crate::transport::tcp::TcpHeader;
 use crate::transport::udp::{UdpHeader, UDP_HEADER_BYTES};
 
 impl Sim {
-    /// Calls the scheme of node `n` with its context, then applies what it asked for.
-    pub(super) fn with_scheme<R>(
-        &mut self,
-        n: u32,
-        f: impl FnOnce(&mut dyn CodingScheme, &mut SchemeCx) -> R,
-    ) -> R {
-        let mut out = self.out_pool.pop().unwrap_or_default();
-        let r = {
-            let nd = &mut self.nodes[n as usize];
-            let mut cx = SchemeCx {
-                now: self.now,
-                node: n,
-                routes: &self.routes,
-                channel: &self.channel,
-                loss: &self.loss,
-                rng: &mut nd.rng_scheme,
-                // The frame the MAC holds counts against the interface queue, as in
-                // ns-3's WifiMacQueue (it leaves the queue when acknowledged).
-                queue_capacity: self.queue_capacity.saturating_sub(
-                    nd.dcf
-                        .job
-                        .as_ref()
-                        .map_or(0, |j| j.frame.body.held_packets()),
-                ),
-                out: &mut out,
-            };
-            f(&mut *nd.scheme, &mut cx)
-        };
-        {
-            let nd = &mut self.nodes[n as usize];
-            nd.ledger.handed_over += out.handed_over;
-            out.handed_over = 0;
-            nd.ledger.received += out.absorbed;
-            out.absorbed = 0;
-            for (_, why) in out.drops.drain(..) {
-                count_drop(&mut nd.stats, &mut nd.ledger, why);
-            }
-        }
-        for (at, token) in out.timers.drain(..) {
-            self.queue
-                .schedule(at.max(self.now), Ev::SchemeTimer { node: n, token });
-        }
-        let mut delivered = std::mem::take(&mut out.deliver);
-        let released = std::mem::take(&mut out.release);
-        self.out_pool.push(out);
-        for p in delivered.drain(..) {
-            self.nodes[n as usize].ledger.received += 1;
-            self.net_arrive(n, p);
-        }
-        for p in released {
-            self.net_arrive(n, p);
-        }
-        // give the (now empty) buffer back so its capacity is reused
-        if let Some(o) = self.out_pool.last_mut() {
-            if o.deliver.capacity() < delivered.capacity() {
-                o.deliver = delivered;
-            }
-        }
-        r
-    }
-
-    pub(super) fn on_scheme_timer(&mut self, n: u32, token: u64) {
-        self.with_scheme(n, |s, cx| s.on_timer(cx, token));
-        self.mac_packet_ready(n);
-    }
-
-    fn drop_packet(&mut self, n: u32, why: DropReason) {
+    pub(super) fn drop_packet(&mut self, n: u32, why: DropReason) {
         let nd = &mut self.nodes[n as usize];
         count_drop(&mut nd.stats, &mut nd.ledger, why);
     }
 
     /// A packet the scheme of `n` hands to the network layer (counted as received).
-    fn net_arrive(&mut self, n: u32, p: Packet) {
+    pub(super) fn net_arrive(&mut self, n: u32, p: Packet) {
         if p.dst == n {
             self.nodes[n as usize].ledger.delivered += 1;
             self.transport_deliver(n, p);
@@ -399,7 +332,11 @@ impl Sim {
     }
 }
 
-fn count_drop(st: &mut crate::metrics::NodeResult, ledger: &mut super::Ledger, why: DropReason) {
+pub(super) fn count_drop(
+    st: &mut crate::metrics::NodeResult,
+    ledger: &mut super::Ledger,
+    why: DropReason,
+) {
     ledger.dropped += 1;
     match why {
         DropReason::QueueFull => st.drops_queue_full += 1,
