@@ -13,8 +13,10 @@ What is compared, bit for bit:
   events count and goodputs, so a difference says where it starts;
 - the packet captures of a plain chain and of a COPE cross (SHA-256 of each file);
 - `summary.json` of `ncmesh reproduce ncaqm --quick`, `cope-tcp --quick` and
-  `chain-vs-ns3 --quick`, less what changes from one invocation to the next (date,
-  command, wall time, how many runs were reused).
+  `chain-vs-ns3 --quick`: every key of the baseline, less what changes from one
+  invocation to the next (date, command, wall time, how many runs were reused) and the
+  wording (the title, a claim's text: its numbers, "ours" and "holds", are compared).
+  Keys added since the baseline are not compared.
 
 A change that is meant to alter results re-records the baseline in the same commit and
 says why in its message.
@@ -38,6 +40,14 @@ HERE = Path(__file__).resolve().parent
 BASELINE = HERE / "baseline.json"
 REPRODUCTIONS = ("ncaqm", "cope-tcp", "chain-vs-ns3")
 VOLATILE_SUMMARY_KEYS = ("date", "command", "ncmesh_version")
+WORDING_KEYS = ("title",)
+
+
+def _results(key: str, value):
+    """What a summary entry says, without its wording: claims keep "ours" and "holds"."""
+    if key == "claims" and isinstance(value, list):
+        return [{k: c.get(k) for k in ("ours", "holds")} if isinstance(c, dict) else c for c in value]
+    return value
 
 # The ncaqm experiment's set-up (15% data-frame loss, RTS/CTS, 445 m sensing).
 CODED = {"mac.rts_threshold_bytes": 0, "mac.data_rate_mbps": 2.0, "mac.basic_rate_mbps": 1.0,
@@ -197,9 +207,11 @@ def compare(base: dict, now: dict) -> list[str]:
             diffs.append(f"pcap {name}: differs")
     for name, b in base.get("reproduce", {}).items():
         n = now.get("reproduce", {}).get(name)
-        if n is not None and n["sha256"] != b["sha256"]:
-            keys = sorted(k for k in set(b["summary"]) | set(n["summary"])
-                          if b["summary"].get(k) != n["summary"].get(k))
+        if n is None:
+            continue
+        keys = sorted(k for k in b["summary"] if k not in WORDING_KEYS
+                      and _results(k, b["summary"][k]) != _results(k, n["summary"].get(k)))
+        if keys:
             diffs.append(f"reproduce {name}: summary.json differs in {', '.join(keys)}")
     return diffs
 
