@@ -4,14 +4,15 @@
 //! Layers, bottom up: [`engine`] (time, events, random streams), [`phy`] (rates,
 //! propagation, reception), [`mac`] (802.11 DCF), [`coding`] (the scheme hook between
 //! network and MAC), [`net`] (packets, routing, forwarding), [`transport`] (TCP, UDP),
-//! [`app`] (traffic sources), [`metrics`], [`scenario`] (the file format) and [`sim`]
-//! (wires the layers together and runs a scenario).
+//! [`app`] (traffic sources), [`mobility`] (node motion), [`metrics`], [`scenario`] (the
+//! file format) and [`sim`] (wires the layers together and runs a scenario).
 
 pub mod app;
 pub mod coding;
 pub mod engine;
 pub mod mac;
 pub mod metrics;
+pub mod mobility;
 pub mod net;
 pub mod phy;
 pub mod scenario;

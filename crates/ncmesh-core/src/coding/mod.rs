@@ -6,6 +6,7 @@
 pub mod body;
 pub mod ncaqm;
 pub mod passthrough;
+pub mod registry;
 pub mod xor;
 
 use crate::engine::{Rng, Time};

@@ -1,44 +1,67 @@
-//! Static routing: shortest paths by hop count or ETX towards every destination that
-//! carries traffic, explicit per-flow routes, and k node-disjoint paths per flow.
+//! Static routing over the routing graph (`graph`): shortest paths by hop count or ETX
+//! towards every destination that carries traffic, explicit per-flow routes, up to d
+//! reinforced paths per flow (directed diffusion, as CoMP's evaluation uses), path costs
+//! in hop count and ETX from any node to any destination, and MORE-style forwarder sets.
 
+use super::graph::{routing_graph, tree_towards, Edge, Tree, NONE};
 use super::packet::NodeId;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use crate::phy::Channel;
+use crate::scenario::schema::{FlowCfg, RoutingCfg};
+use smallvec::SmallVec;
+use std::cell::OnceCell;
 
-const NONE: u32 = u32::MAX;
-
-/// A usable directed link and its cost (1 for hop count, ETX otherwise).
-#[derive(Debug, Clone, Copy)]
-pub struct Edge {
-    pub to: NodeId,
+/// One candidate next hop of a packet.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NextHop {
+    /// The neighbour.
+    pub node: NodeId,
+    /// Cost of the rest of the path through it, in the routing metric (hops or ETX).
     pub cost: f64,
 }
 
+/// Every candidate next hop of a packet, cheapest first (one unless the flow has several
+/// reinforced paths).
+pub type NextHops = SmallVec<[NextHop; 2]>;
+
+/// Distances from a node to a destination in both metrics, whatever the routing uses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathCost {
+    /// Fewest hops.
+    pub hops: u32,
+    /// Smallest sum of link ETX values.
+    pub etx: f64,
+}
+
+/// A flow's fixed path and the routing-metric cost from its first node to each node.
+#[derive(Debug, Clone)]
+struct Explicit {
+    path: Vec<NodeId>,
+    cum: Vec<f64>,
+}
+
+/// Lazily computed distances towards one destination.
+#[derive(Debug, Clone)]
+struct Costs {
+    hops: Vec<f64>,
+    etx: Vec<f64>,
+}
+
+/// Routing tables of a network.
 pub struct Routes {
     /// Out-edges per node.
     adj: Vec<Vec<Edge>>,
-    /// destination node -> row in `next`, or NONE if no table was built for it.
+    /// destination node -> row in `trees`, or NONE if no table was built for it.
     dst_row: Vec<u32>,
-    /// next[row][node] = next hop from node towards that destination.
-    next: Vec<Vec<NodeId>>,
+    /// Routing-metric shortest-path trees towards each traffic destination.
+    trees: Vec<Tree>,
+    /// Hop-count and ETX distances towards each node, computed when first asked.
+    costs: Vec<OnceCell<Costs>>,
     /// Explicit forward paths per flow (reverse traffic follows them backwards).
-    explicit: Vec<Option<Vec<NodeId>>>,
-    /// Up to k node-disjoint forward paths per flow, for multipath schemes.
-    multipath: Vec<Vec<Vec<NodeId>>>,
-}
-
-#[derive(PartialEq)]
-struct Item(f64, NodeId);
-impl Eq for Item {}
-impl PartialOrd for Item {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Item {
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.0.total_cmp(&self.0).then_with(|| o.1.cmp(&self.1))
-    }
+    explicit: Vec<Option<Explicit>>,
+    /// Per flow: its paths (the reinforced ones, or its one route) and destination.
+    paths: Vec<(NodeId, Vec<Vec<NodeId>>)>,
+    /// Per flow with several paths: (node, downstream neighbour) on any of them.
+    fan: Vec<Vec<(NodeId, NodeId)>>,
 }
 
 impl Routes {
@@ -48,99 +71,146 @@ impl Routes {
         let mut r = Routes {
             adj,
             dst_row: vec![NONE; n],
-            next: Vec::new(),
+            trees: Vec::new(),
+            costs: (0..n).map(|_| OnceCell::new()).collect(),
             explicit: vec![None; flows],
-            multipath: vec![Vec::new(); flows],
+            paths: vec![(NONE, Vec::new()); flows],
+            fan: vec![Vec::new(); flows],
         };
         for &d in destinations {
             if r.dst_row[d as usize] == NONE {
-                r.dst_row[d as usize] = r.next.len() as u32;
-                let t = r.tree_towards(d, &[]);
-                r.next.push(t);
+                r.dst_row[d as usize] = r.trees.len() as u32;
+                let t = tree_towards(&r.adj, d, |e| e.cost);
+                r.trees.push(t);
             }
         }
         r
     }
 
-    pub fn node_count(&self) -> usize {
-        self.adj.len()
+    /// The routes of a scenario's network: tables towards every flow endpoint, explicit
+    /// routes, and `cfg.paths` reinforced paths per flow.
+    pub fn build(cfg: &RoutingCfg, flows: &[FlowCfg], ch: &Channel, nodes: usize) -> Routes {
+        let mut dests: Vec<u32> = flows.iter().flat_map(|f| [f.src, f.dst]).collect();
+        dests.sort_unstable();
+        dests.dedup();
+        let adj = routing_graph(ch, nodes, cfg.metric, cfg.min_delivery);
+        let mut r = Routes::new(adj, &dests, flows.len());
+        for (i, f) in flows.iter().enumerate() {
+            if let Some(p) = &f.route {
+                r.set_explicit(i as u32, p.clone());
+            }
+            r.set_paths(i as u32, f.src, f.dst, cfg.paths as usize);
+        }
+        r
     }
 
+    /// The usable links out of `n`.
     pub fn edges(&self, n: NodeId) -> &[Edge] {
         &self.adj[n as usize]
     }
 
-    /// Dijkstra from `dst` over reversed links; ties go to the lower node id so results
-    /// do not depend on iteration order. `banned` nodes are not used as relays.
-    fn tree_towards(&self, dst: NodeId, banned: &[bool]) -> Vec<NodeId> {
-        let n = self.adj.len();
-        // reverse adjacency: who can send to v
-        let mut radj: Vec<Vec<(NodeId, f64)>> = vec![Vec::new(); n];
-        for (u, es) in self.adj.iter().enumerate() {
-            for e in es {
-                radj[e.to as usize].push((u as NodeId, e.cost));
+    fn link_cost(&self, a: NodeId, b: NodeId) -> Option<f64> {
+        self.adj[a as usize]
+            .iter()
+            .find(|e| e.to == b)
+            .map(|e| e.cost)
+    }
+
+    /// Fixes the route of `flow` to `path` = [src, ..., dst] (consecutive nodes must be
+    /// linked).
+    pub fn set_explicit(&mut self, flow: u32, path: Vec<NodeId>) {
+        let mut cum = Vec::with_capacity(path.len());
+        let mut c = 0.0;
+        for (i, &v) in path.iter().enumerate() {
+            if i > 0 {
+                c += self.link_cost(path[i - 1], v).unwrap_or(f64::INFINITY);
             }
+            cum.push(c);
         }
-        let mut dist = vec![f64::INFINITY; n];
-        let mut next = vec![NONE; n];
-        let mut heap = BinaryHeap::new();
-        dist[dst as usize] = 0.0;
-        heap.push(Item(0.0, dst));
-        while let Some(Item(d, v)) = heap.pop() {
-            if d > dist[v as usize] {
-                continue;
-            }
-            if v != dst && banned.get(v as usize).copied().unwrap_or(false) {
-                continue; // may be reached, but nothing is routed through it
-            }
-            for &(u, c) in &radj[v as usize] {
-                let nd = d + c;
-                let du = &mut dist[u as usize];
-                let better = nd < *du - 1e-9 || ((nd - *du).abs() <= 1e-9 && v < next[u as usize]);
-                if better {
-                    *du = nd.min(*du);
-                    next[u as usize] = v;
-                    heap.push(Item(*du, u));
+        self.explicit[flow as usize] = Some(Explicit { path, cum });
+    }
+
+    /// Sets the paths of `flow` (src -> dst): its explicit route if it has one, else up
+    /// to `d` reinforced paths (see [`reinforced_paths`](Self::reinforced_paths)); with
+    /// d = 1, its one routed path.
+    pub fn set_paths(&mut self, flow: u32, src: NodeId, dst: NodeId, d: usize) {
+        let paths = if let Some(e) = &self.explicit[flow as usize] {
+            vec![e.path.clone()]
+        } else if d > 1 {
+            self.reinforced_paths(src, dst, d)
+        } else {
+            self.path(src, dst, flow).into_iter().collect()
+        };
+        let mut fan = Vec::new();
+        if paths.len() > 1 {
+            for p in &paths {
+                for w in p.windows(2) {
+                    if !fan.contains(&(w[0], w[1])) {
+                        fan.push((w[0], w[1]));
+                    }
                 }
             }
         }
-        next
+        self.fan[flow as usize] = fan;
+        self.paths[flow as usize] = (dst, paths);
     }
 
-    /// Computes and keeps up to `k` node-disjoint paths for `flow` (src -> dst).
-    pub fn set_multipath(&mut self, flow: u32, src: NodeId, dst: NodeId, k: usize) {
-        self.multipath[flow as usize] = self.disjoint_paths(src, dst, k);
+    /// The paths of `flow` from its source to its destination: one for single-path
+    /// routing, up to `routing.paths` reinforced ones.
+    pub fn paths(&self, flow: u32) -> &[Vec<NodeId>] {
+        &self.paths[flow as usize].1
     }
 
-    /// The node-disjoint paths kept for `flow` (routing.disjoint_paths of them at most).
-    pub fn flow_paths(&self, flow: u32) -> &[Vec<NodeId>] {
-        &self.multipath[flow as usize]
-    }
-
-    /// Fixes the route of `flow` to `path` = [src, ..., dst].
-    pub fn set_explicit(&mut self, flow: u32, path: Vec<NodeId>) {
-        self.explicit[flow as usize] = Some(path);
-    }
-
-    /// Next hop at `at` for a packet of `flow` going to `dst`.
+    /// Next hop at `at` for a packet of `flow` going to `dst` (the cheapest candidate).
     #[inline]
     pub fn next_hop(&self, at: NodeId, dst: NodeId, flow: u32) -> Option<NodeId> {
-        if let Some(Some(p)) = self.explicit.get(flow as usize) {
-            let i = p.iter().position(|&x| x == at)?;
-            return if Some(&dst) == p.last() {
-                p.get(i + 1).copied()
-            } else if Some(&dst) == p.first() {
-                i.checked_sub(1).map(|j| p[j])
-            } else {
-                None
-            };
+        if let Some(Some(e)) = self.explicit.get(flow as usize) {
+            return explicit_step(&e.path, at, dst).map(|(_, h)| h);
         }
         let row = self.dst_row[dst as usize];
         if row == NONE {
             return None;
         }
-        let h = self.next[row as usize][at as usize];
+        let h = self.trees[row as usize].next[at as usize];
         (h != NONE).then_some(h)
+    }
+
+    /// Every candidate next hop at `at` for a packet of `flow` going to `dst`, cheapest
+    /// first: the downstream neighbours of `at` on the flow's reinforced paths (towards
+    /// the flow's destination), else the one routed next hop. Empty: no route.
+    pub fn next_hops(&self, at: NodeId, dst: NodeId, flow: u32) -> NextHops {
+        let mut out = NextHops::new();
+        if let Some(Some(e)) = self.explicit.get(flow as usize) {
+            if let Some((i, h)) = explicit_step(&e.path, at, dst) {
+                let cost = (e.cum[end(&e.path, dst)] - e.cum[i]).abs();
+                out.push(NextHop { node: h, cost });
+            }
+            return out;
+        }
+        let row = self.dst_row[dst as usize];
+        if row == NONE {
+            return out;
+        }
+        let tree = &self.trees[row as usize];
+        let fan = &self.fan[flow as usize];
+        if !fan.is_empty() && self.paths[flow as usize].0 == dst {
+            for &(_, h) in fan.iter().filter(|(v, _)| *v == at) {
+                let cost = self.link_cost(at, h).unwrap_or(f64::INFINITY) + tree.dist[h as usize];
+                out.push(NextHop { node: h, cost });
+            }
+            out.sort_by(|a, b| a.cost.total_cmp(&b.cost).then(a.node.cmp(&b.node)));
+            if !out.is_empty() {
+                return out;
+            }
+        }
+        let h = tree.next[at as usize];
+        if h != NONE {
+            out.push(NextHop {
+                node: h,
+                cost: tree.dist[at as usize],
+            });
+        }
+        out
     }
 
     /// The path a packet of `flow` takes from src to dst, if complete.
@@ -157,39 +227,100 @@ impl Routes {
         Some(p)
     }
 
-    /// Up to k node-disjoint paths src -> dst: repeatedly the shortest path avoiding the
-    /// relays of the paths already found.
-    pub fn disjoint_paths(&self, src: NodeId, dst: NodeId, k: usize) -> Vec<Vec<NodeId>> {
-        let n = self.adj.len();
-        let mut banned = vec![false; n];
+    fn costs(&self, dst: NodeId) -> &Costs {
+        self.costs[dst as usize].get_or_init(|| Costs {
+            hops: tree_towards(&self.adj, dst, |_| 1.0).dist,
+            etx: tree_towards(&self.adj, dst, |e| e.etx).dist,
+        })
+    }
+
+    /// Distance from `at` to `dst` in hops and in ETX over usable links (None: no path).
+    pub fn cost(&self, at: NodeId, dst: NodeId) -> Option<PathCost> {
+        let c = self.costs(dst);
+        let (h, e) = (c.hops[at as usize], c.etx[at as usize]);
+        h.is_finite().then_some(PathCost {
+            hops: h as u32,
+            etx: e,
+        })
+    }
+
+    /// MORE's candidate forwarders for src -> dst (Chachulski et al., SIGCOMM 2007 §3.2):
+    /// the nodes closer to `dst` than `src` by ETX distance, `dst` included, each with its
+    /// distance, closest first. Pruning is the scheme's.
+    pub fn forwarders(&self, src: NodeId, dst: NodeId) -> Vec<(NodeId, f64)> {
+        let etx = &self.costs(dst).etx;
+        let limit = etx[src as usize];
+        let mut v: Vec<(NodeId, f64)> = (0..self.adj.len() as NodeId)
+            .filter(|&x| x != src && etx[x as usize] < limit)
+            .map(|x| (x, etx[x as usize]))
+            .collect();
+        v.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        v
+    }
+
+    /// Up to `d` paths src -> dst reinforced as directed diffusion does (Intanagonwiwat
+    /// et al., MobiCom 2000 §3.3; the variant of CoMP's evaluation, Gheorghiu et al. §IV,
+    /// ref. [10]): the source's exploratory data reaches every node first along its
+    /// least-cost path from the source; the sink reinforces the neighbours whose copies
+    /// arrived first, in that order, and each reinforced node reinforces the neighbour it
+    /// first heard from, back to the source. Path k is thus the least-cost path from the
+    /// source to the sink's k-th earliest neighbour, then the sink. Nodes may be shared;
+    /// a node has at most d downstream neighbours.
+    pub fn reinforced_paths(&self, src: NodeId, dst: NodeId, d: usize) -> Vec<Vec<NodeId>> {
+        // Links are usable both ways with symmetric costs, so the tree towards the source
+        // gives the least-cost paths from it.
+        let from_src = tree_towards(&self.adj, src, |e| e.cost);
+        let mut firsts: Vec<(f64, NodeId)> = (0..self.adj.len() as NodeId)
+            .filter(|&u| u != dst && from_src.dist[u as usize].is_finite())
+            .filter_map(|u| {
+                self.link_cost(u, dst)
+                    .map(|c| (from_src.dist[u as usize] + c, u))
+            })
+            .collect();
+        firsts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut out = Vec::new();
-        while out.len() < k {
-            let next = self.tree_towards(dst, &banned);
-            let mut p = vec![src];
-            let mut at = src;
-            let mut ok = true;
-            while at != dst {
-                let h = next[at as usize];
-                if h == NONE || p.len() > n {
-                    ok = false;
-                    break;
-                }
-                p.push(h);
-                at = h;
-            }
-            if !ok || out.contains(&p) {
+        for (_, u) in firsts {
+            if out.len() == d {
                 break;
             }
-            for &v in &p[1..p.len() - 1] {
-                banned[v as usize] = true;
+            let mut p = vec![u];
+            let mut at = u;
+            while at != src {
+                at = from_src.next[at as usize];
+                if at == NONE || at == dst || p.len() > self.adj.len() {
+                    break;
+                }
+                p.push(at);
             }
-            let direct = p.len() == 2;
+            if at != src {
+                continue; // the sink itself relays towards u: not a path through u
+            }
+            p.reverse();
+            p.push(dst);
             out.push(p);
-            if direct {
-                break; // the direct link cannot be used twice
-            }
         }
         out
+    }
+}
+
+/// Position of `at` on an explicit path and the next node towards `dst` (one of its ends).
+fn explicit_step(p: &[NodeId], at: NodeId, dst: NodeId) -> Option<(usize, NodeId)> {
+    let i = p.iter().position(|&x| x == at)?;
+    if Some(&dst) == p.last() {
+        p.get(i + 1).map(|&h| (i, h))
+    } else if Some(&dst) == p.first() {
+        i.checked_sub(1).map(|j| (i, p[j]))
+    } else {
+        None
+    }
+}
+
+/// Index of the end of `p` that is `dst`.
+fn end(p: &[NodeId], dst: NodeId) -> usize {
+    if p.first() == Some(&dst) {
+        0
+    } else {
+        p.len() - 1
     }
 }
 
@@ -200,8 +331,16 @@ mod tests {
     fn undirected(n: usize, links: &[(u32, u32)]) -> Vec<Vec<Edge>> {
         let mut adj = vec![Vec::new(); n];
         for &(a, b) in links {
-            adj[a as usize].push(Edge { to: b, cost: 1.0 });
-            adj[b as usize].push(Edge { to: a, cost: 1.0 });
+            adj[a as usize].push(Edge {
+                to: b,
+                cost: 1.0,
+                etx: 1.0,
+            });
+            adj[b as usize].push(Edge {
+                to: a,
+                cost: 1.0,
+                etx: 1.0,
+            });
         }
         adj
     }
@@ -212,6 +351,11 @@ mod tests {
         assert_eq!(r.path(0, 4, 0), Some(vec![0, 1, 2, 3, 4]));
         assert_eq!(r.path(4, 0, 0), Some(vec![4, 3, 2, 1, 0]));
         assert_eq!(r.next_hop(2, 3, 0), None, "no table towards 3");
+        assert_eq!(
+            r.next_hops(1, 4, 0).as_slice(),
+            &[NextHop { node: 2, cost: 3.0 }]
+        );
+        assert!(r.next_hops(2, 3, 0).is_empty());
     }
 
     #[test]
@@ -225,47 +369,97 @@ mod tests {
             for e in es.iter_mut() {
                 if u == 1 || e.to == 1 {
                     e.cost = 3.0;
+                    e.etx = 3.0;
                 }
             }
         }
         let r = Routes::new(adj, &[3], 1);
         assert_eq!(r.path(0, 3, 0), Some(vec![0, 2, 3]));
+        assert_eq!(r.cost(0, 3), Some(PathCost { hops: 2, etx: 2.0 }));
+        assert_eq!(r.cost(1, 3), Some(PathCost { hops: 1, etx: 3.0 }));
     }
 
     #[test]
-    fn explicit_route_both_directions() {
+    fn explicit_route_both_directions_with_costs() {
         let mut r = Routes::new(undirected(4, &[(0, 1), (1, 3), (0, 2), (2, 3)]), &[0, 3], 1);
         r.set_explicit(0, vec![0, 2, 3]);
+        r.set_paths(0, 0, 3, 1);
         assert_eq!(r.path(0, 3, 0), Some(vec![0, 2, 3]));
         assert_eq!(r.path(3, 0, 0), Some(vec![3, 2, 0]));
+        assert_eq!(r.paths(0), &[vec![0, 2, 3]]);
+        assert_eq!(
+            r.next_hops(0, 3, 0).as_slice(),
+            &[NextHop { node: 2, cost: 2.0 }]
+        );
+        assert_eq!(
+            r.next_hops(2, 0, 0).as_slice(),
+            &[NextHop { node: 0, cost: 1.0 }]
+        );
+        assert!(r.next_hops(1, 3, 0).is_empty(), "off the explicit path");
     }
 
     #[test]
-    fn flow_multipath_is_kept_per_flow() {
-        let mut r = Routes::new(
-            undirected(6, &[(0, 1), (1, 2), (2, 5), (0, 3), (3, 4), (4, 5)]),
-            &[0, 5],
+    fn costs_in_hops_and_etx_to_any_node() {
+        // 0 - 1 - 2 and a direct lossy link 0 - 2 (ETX 4)
+        let mut adj = undirected(3, &[(0, 1), (1, 2)]);
+        adj[0].push(Edge {
+            to: 2,
+            cost: 1.0,
+            etx: 4.0,
+        });
+        adj[2].push(Edge {
+            to: 0,
+            cost: 1.0,
+            etx: 4.0,
+        });
+        let r = Routes::new(adj, &[], 0);
+        assert_eq!(r.cost(0, 2), Some(PathCost { hops: 1, etx: 2.0 }));
+        assert_eq!(r.cost(2, 2), Some(PathCost { hops: 0, etx: 0.0 }));
+        let isolated = Routes::new(undirected(3, &[(0, 1)]), &[], 0);
+        assert_eq!(isolated.cost(0, 2), None);
+    }
+
+    #[test]
+    fn forwarders_are_the_nodes_closer_by_etx() {
+        // chain 0-1-2-3 plus 4 hanging off 0 (farther from 3 than 0)
+        let r = Routes::new(undirected(5, &[(0, 1), (1, 2), (2, 3), (0, 4)]), &[3], 1);
+        assert_eq!(r.forwarders(0, 3), vec![(3, 0.0), (2, 1.0), (1, 2.0)]);
+        assert_eq!(r.forwarders(2, 3), vec![(3, 0.0)]);
+    }
+
+    #[test]
+    fn reinforced_paths_give_downstream_candidates() {
+        // a ladder: 0 -> {1, 3} -> {2, 4} -> 5, with a rung 1 - 4
+        let links = [(0, 1), (1, 2), (2, 5), (0, 3), (3, 4), (4, 5), (1, 4)];
+        let mut r = Routes::new(undirected(6, &links), &[0, 5], 2);
+        r.set_paths(1, 0, 5, 2);
+        let ps = r.paths(1).to_vec();
+        assert_eq!(ps, vec![vec![0, 1, 2, 5], vec![0, 1, 4, 5]]);
+        // node 1 may forward to 2 or 4; each costs 2 to the sink
+        let hops: Vec<u32> = r.next_hops(1, 5, 1).iter().map(|h| h.node).collect();
+        assert_eq!(hops, vec![2, 4]);
+        assert!(r.next_hops(1, 5, 1).iter().all(|h| h.cost == 2.0));
+        // every node has at most d = 2 downstream neighbours, and all paths end at the sink
+        for v in 0..6 {
+            assert!(r.next_hops(v, 5, 1).len() <= 2);
+        }
+        // reverse traffic and single-path flows use the routed next hop
+        assert_eq!(r.next_hops(5, 0, 1).len(), 1);
+        r.set_paths(0, 0, 5, 1);
+        assert_eq!(r.paths(0), &[vec![0, 1, 2, 5]]);
+        assert_eq!(r.next_hops(1, 5, 0).len(), 1);
+        // d = 3 finds a third path through the sink's third neighbour if there is one
+        let r3 = Routes::new(undirected(6, &links), &[5], 1);
+        assert_eq!(
+            r3.reinforced_paths(0, 5, 3).len(),
             2,
+            "the sink has two neighbours"
         );
-        r.set_multipath(1, 0, 5, 2);
-        assert_eq!(r.flow_paths(1), &[vec![0, 1, 2, 5], vec![0, 3, 4, 5]]);
-        assert!(r.flow_paths(0).is_empty());
     }
 
     #[test]
-    fn disjoint_paths_in_a_ladder() {
-        // two parallel 2-relay paths and a cross link
-        let r = Routes::new(
-            undirected(6, &[(0, 1), (1, 2), (2, 5), (0, 3), (3, 4), (4, 5), (1, 4)]),
-            &[5],
-            1,
-        );
-        let ps = r.disjoint_paths(0, 5, 3);
-        assert_eq!(ps.len(), 2);
-        let relays: Vec<u32> = ps.iter().flat_map(|p| p[1..p.len() - 1].to_vec()).collect();
-        let mut dedup = relays.clone();
-        dedup.sort();
-        dedup.dedup();
-        assert_eq!(relays.len(), dedup.len(), "paths share a relay: {ps:?}");
+    fn reinforced_paths_with_a_direct_link() {
+        let r = Routes::new(undirected(3, &[(0, 1), (1, 2), (0, 2)]), &[2], 1);
+        assert_eq!(r.reinforced_paths(0, 2, 2), vec![vec![0, 2], vec![0, 1, 2]]);
     }
 }

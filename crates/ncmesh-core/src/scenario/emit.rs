@@ -195,7 +195,7 @@ pub fn to_toml(sc: &Scenario) -> String {
     let c = &sc.routing;
     o.push_str("\n[routing]\n");
     kv(&mut o, "metric", name(&c.metric));
-    kv(&mut o, "disjoint_paths", c.disjoint_paths.to_string());
+    kv(&mut o, "paths", c.paths.to_string());
     kv(&mut o, "ttl", c.ttl.to_string());
     kv(&mut o, "min_delivery", f(c.min_delivery));
 

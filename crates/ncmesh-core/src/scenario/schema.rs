@@ -284,8 +284,9 @@ pub enum RouteMetric {
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingCfg {
     pub metric: RouteMetric,
-    /// Number of node-disjoint paths computed per flow (for multipath schemes).
-    pub disjoint_paths: u32,
+    /// Reinforced paths per flow (d, directed diffusion): a node on them may forward a
+    /// packet of the flow to any of its downstream neighbours (multipath schemes).
+    pub paths: u32,
     /// Initial IP TTL.
     pub ttl: u32,
     /// Links whose delivery probability (link table) or range is below this are not routed over.
@@ -296,7 +297,7 @@ impl Default for RoutingCfg {
     fn default() -> Self {
         RoutingCfg {
             metric: RouteMetric::Hops,
-            disjoint_paths: 1,
+            paths: 1,
             ttl: 64,
             min_delivery: 0.1,
         }

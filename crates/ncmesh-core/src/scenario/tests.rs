@@ -510,7 +510,7 @@ cw_max = 255
 retransmissions = false
 [routing]
 metric = "etx"
-disjoint_paths = 2
+paths = 2
 [tcp]
 sack = true
 [[nodes]]
@@ -620,7 +620,7 @@ fn bad_cases() -> Vec<(String, &'static str, Vec<&'static str>)> {
         ),
         (with("[channel]\nlinks = [{a = 0, b = 1, p_ab = 1, p_ba = 1}]"), "channel.links", vec!["\"range\"", "only used with model = \"linktable\""]),
         (with("[channel]\nlinks = [{a = 0, b = 1, p_ab = 1, p_ba = 1, q = 2}]"), "channel.links[0].q", vec!["unknown field 'q' in channel.links[0]"]),
-        (with("[routing]\ndisjoint_paths = 0"), "routing.disjoint_paths", vec!["0 is not allowed"]),
+        (with("[routing]\npaths = 0"), "routing.paths", vec!["0 is not allowed"]),
         (with("[routing]\nttl = 0"), "routing.ttl", vec!["0 is not allowed", "[1, 255]"]),
         (with("[routing]\nttl = 300"), "routing.ttl", vec!["300 is not allowed"]),
         (with("[tcp]\nmss_bytes = 0"), "tcp.mss_bytes", vec!["0 is not allowed"]),

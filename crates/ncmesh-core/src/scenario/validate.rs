@@ -431,10 +431,10 @@ fn mac(c: &MacCfg) -> R {
 }
 
 fn routing(c: &RoutingCfg) -> R {
-    if !(1..=16).contains(&c.disjoint_paths) {
+    if !(1..=16).contains(&c.paths) {
         return Err(not_allowed(
-            "routing.disjoint_paths",
-            c.disjoint_paths,
+            "routing.paths",
+            c.paths,
             "an integer in [1, 16]",
         ));
     }

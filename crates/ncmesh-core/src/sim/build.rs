@@ -4,103 +4,26 @@
 use super::events::Ev;
 use super::{Air, Flow, Ledger, Node, Sim};
 use crate::app::Source;
-use crate::coding::ncaqm::{NcaqmParams, NcaqmQueue};
-use crate::coding::passthrough::PassThrough;
-use crate::coding::xor::fifo::FifoQueue;
-use crate::coding::xor::{XorParams, XorScheme};
-use crate::coding::CodingScheme;
+use crate::coding::registry::make_scheme;
 use crate::engine::{secs, EventQueue, Rng, StreamPurpose};
 use crate::mac::{Dcf, MacParams};
 use crate::metrics::NodeResult;
-use crate::net::routing::Edge;
+use crate::mobility::{any_moves, positions_at};
 use crate::net::Routes;
 use crate::phy::loss::LossModel;
 use crate::phy::radio::RxModel;
 use crate::phy::{Channel, Radio};
-use crate::scenario::schema::{NodeCfg, Reception, RouteMetric, SchemeName, Transport};
+use crate::scenario::schema::{Reception, Transport};
 use crate::scenario::{validate, Scenario, ScenarioError};
 use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
-
-/// Position of a node at time t_s: it starts at (x, y) at t = 0 and moves in straight
-/// lines through its waypoints, staying at the last one.
-pub(super) fn position_at(n: &NodeCfg, t_s: f64) -> (f64, f64) {
-    let (mut t0, mut p0) = (0.0, (n.x, n.y));
-    for w in &n.waypoints {
-        if t_s <= w.t_s {
-            let f = if w.t_s > t0 {
-                (t_s - t0) / (w.t_s - t0)
-            } else {
-                1.0
-            };
-            return (p0.0 + f * (w.x - p0.0), p0.1 + f * (w.y - p0.1));
-        }
-        (t0, p0) = (w.t_s, (w.x, w.y));
-    }
-    p0
-}
-
-/// Usable links for routing: both directions must get frames through (data and MAC ACK).
-pub(super) fn routing_graph(s: &Scenario, ch: &Channel, n: usize) -> Vec<Vec<Edge>> {
-    let mut adj = vec![Vec::new(); n];
-    for (a, out) in adj.iter_mut().enumerate() {
-        for l in ch.links_from(a as u32) {
-            let (pf, pr) = (
-                ch.delivery_prob(a as u32, l.to),
-                ch.delivery_prob(l.to, a as u32),
-            );
-            if pf < s.routing.min_delivery || pr < s.routing.min_delivery {
-                continue;
-            }
-            let cost = match s.routing.metric {
-                RouteMetric::Hops => 1.0,
-                RouteMetric::Etx => 1.0 / (pf * pr),
-            };
-            out.push(Edge { to: l.to, cost });
-        }
-    }
-    adj
-}
-
-pub(super) fn compute_routes(s: &Scenario, ch: &Channel) -> Routes {
-    let n = s.nodes.len();
-    let mut dests: Vec<u32> = s.flows.iter().flat_map(|f| [f.src, f.dst]).collect();
-    dests.sort_unstable();
-    dests.dedup();
-    let mut r = Routes::new(routing_graph(s, ch, n), &dests, s.flows.len());
-    for (i, f) in s.flows.iter().enumerate() {
-        if let Some(p) = &f.route {
-            r.set_explicit(i as u32, p.clone());
-        }
-        r.set_multipath(i as u32, f.src, f.dst, s.routing.disjoint_paths as usize);
-    }
-    r
-}
-
-fn make_scheme(s: &Scenario) -> Result<Box<dyn CodingScheme>, ScenarioError> {
-    let k = &s.scheme;
-    let xor = XorParams::from(k);
-    Ok(match k.name {
-        SchemeName::None => Box::new(PassThrough::new(s.mac.queue_packets as usize)),
-        SchemeName::Cope | SchemeName::Bfly => {
-            Box::new(XorScheme::new(xor, Box::new(FifoQueue::new()), 0))
-        }
-        SchemeName::Ncaqm => {
-            let q = NcaqmQueue::new(&NcaqmParams {
-                split_window: k.split_window as usize,
-            });
-            let tick = secs(k.recode_interval_s);
-            Box::new(XorScheme::new(xor, Box::new(q), tick))
-        }
-    })
-}
 
 pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
     validate(s)?;
     let n = s.nodes.len();
     let seed = s.simulation.seed;
-    let positions: Vec<(f64, f64)> = s.nodes.iter().map(|nd| position_at(nd, 0.0)).collect();
+    let positions = positions_at(&s.nodes, 0.0);
     let channel = Channel::new(&s.channel, &positions);
-    let has_mobility = s.nodes.iter().any(|nd| !nd.waypoints.is_empty());
+    let has_mobility = any_moves(&s.nodes);
 
     // Explicit routes must follow radio links.
     for (i, f) in s.flows.iter().enumerate() {
@@ -120,7 +43,7 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
             }
         }
     }
-    let routes = compute_routes(s, &channel);
+    let routes = Routes::build(&s.routing, &s.flows, &channel, n);
     if !has_mobility {
         for (i, f) in s.flows.iter().enumerate() {
             for (a, b) in [(f.src, f.dst), (f.dst, f.src)] {
@@ -245,66 +168,4 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
         out_pool: Vec::new(),
         trace: None,
     })
-}
-
-impl Sim {
-    /// Moves the nodes with waypoints, refreshes neighbour sets and routes.
-    pub(super) fn on_mobility(&mut self) {
-        let t = crate::engine::to_secs(self.now);
-        let positions: Vec<(f64, f64)> = self
-            .scenario
-            .nodes
-            .iter()
-            .map(|nd| position_at(nd, t))
-            .collect();
-        for (node, &p) in self.nodes.iter_mut().zip(&positions) {
-            node.pos = p;
-        }
-        self.channel.rebuild(&positions);
-        self.routes = compute_routes(&self.scenario, &self.channel);
-        for f in 0..self.flows.len() as u32 {
-            if self.flows[f as usize].tcp {
-                self.tell_path_hops(f);
-            }
-        }
-        let dt = secs(self.scenario.simulation.mobility_update_s);
-        if self.now + dt <= self.end {
-            self.queue.schedule(self.now + dt, Ev::Mobility);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scenario::schema::Waypoint;
-
-    #[test]
-    fn waypoint_interpolation() {
-        let n = NodeCfg {
-            x: 0.0,
-            y: 0.0,
-            waypoints: vec![
-                Waypoint {
-                    t_s: 10.0,
-                    x: 0.0,
-                    y: 0.0,
-                },
-                Waypoint {
-                    t_s: 20.0,
-                    x: 100.0,
-                    y: 0.0,
-                },
-                Waypoint {
-                    t_s: 30.0,
-                    x: 100.0,
-                    y: 50.0,
-                },
-            ],
-        };
-        assert_eq!(position_at(&n, 5.0), (0.0, 0.0));
-        assert_eq!(position_at(&n, 15.0), (50.0, 0.0));
-        assert_eq!(position_at(&n, 25.0), (100.0, 25.0));
-        assert_eq!(position_at(&n, 99.0), (100.0, 50.0));
-    }
 }

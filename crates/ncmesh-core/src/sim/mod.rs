@@ -9,6 +9,7 @@ mod build;
 mod coding_glue;
 mod events;
 mod mac_glue;
+mod mobility;
 mod net_glue;
 pub mod pcap;
 mod report;

@@ -4,7 +4,7 @@
 use super::events::Ev;
 use super::Sim;
 use crate::app::{payload, payload_byte, Source};
-use crate::net::{DropReason, NodeId, Packet, IP_HEADER_BYTES, L4};
+use crate::net::{forward, DropReason, Forward, NodeId, Packet, IP_HEADER_BYTES, L4};
 use crate::transport::tcp::TcpHeader;
 use crate::transport::udp::{UdpHeader, UDP_HEADER_BYTES};
 
@@ -16,30 +16,26 @@ impl Sim {
 
     /// A packet the scheme of `n` hands to the network layer (counted as received).
     pub(super) fn net_arrive(&mut self, n: u32, p: Packet) {
-        if p.dst == n {
-            self.nodes[n as usize].ledger.delivered += 1;
-            self.transport_deliver(n, p);
-        } else {
-            self.forward(n, p);
-        }
+        self.net_route(n, p);
     }
 
     /// A packet created at `n` by its transport.
     fn net_originate(&mut self, n: u32, p: Packet) {
         self.nodes[n as usize].ledger.originated += 1;
-        self.forward(n, p);
+        self.net_route(n, p);
     }
 
-    fn forward(&mut self, n: u32, mut p: Packet) {
-        if p.src != n {
-            p.ttl = p.ttl.saturating_sub(1);
-            if p.ttl == 0 {
-                return self.drop_packet(n, DropReason::Ttl);
+    /// Delivers `p` at `n`, or passes it to the coding layer towards its next hops, or
+    /// drops it (net::forward).
+    fn net_route(&mut self, n: u32, mut p: Packet) {
+        match forward(&mut p, n, &self.routes) {
+            Forward::Deliver => {
+                self.nodes[n as usize].ledger.delivered += 1;
+                self.transport_deliver(n, p);
             }
-        }
-        match self.routes.next_hop(n, p.dst, p.flow) {
-            None => self.drop_packet(n, DropReason::NoRoute),
-            Some(h) => {
+            Forward::Drop(why) => self.drop_packet(n, why),
+            Forward::Send(hops) => {
+                let h = hops[0].node;
                 self.with_scheme(n, |s, cx| s.enqueue(cx, p, h));
                 let q = self.nodes[n as usize].scheme.queue_len() as u64;
                 let st = &mut self.nodes[n as usize].stats;
