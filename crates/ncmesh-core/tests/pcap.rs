@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use ncmesh_core::coding::xor::header::XorHeader;
+use ncmesh_core::coding::WireHeader;
 use ncmesh_core::mac::FrameKind;
 use ncmesh_core::net::L4;
 use ncmesh_core::scenario::schema::*;
@@ -10,6 +11,7 @@ use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::pcap::{self, checksum, ip_address, mac_address, write_pcaps, BSSID};
 use ncmesh_core::sim::trace::{TraceKind, TraceRecord};
 use ncmesh_core::sim::Sim;
+use std::sync::Arc;
 
 fn chain(hops: u64, secs: f64) -> Scenario {
     let mut s = build("chain", &BuildOptions::new().with("hops", hops)).unwrap();
@@ -278,7 +280,7 @@ fn coded_frames_carry_the_ncmesh_header() {
     body.packets.push(ack.clone());
     body.intended.push(0);
     body.header_bytes = 12;
-    body.tag = 0x0102_0304_0506_0708;
+    body.header = Some(Arc::new(Tagged(0x0102_0304_0506_0708)));
     let (p0, n_int) = (body.packets[0].clone(), body.intended.len());
     let f = pcap::frame_bytes(&r);
     assert_eq!(
@@ -289,6 +291,7 @@ fn coded_frames_carry_the_ncmesh_header() {
     let h = &f[32..];
     assert_eq!(&h[0..2], b"NC");
     assert_eq!(h[2], 1, "version");
+    assert_eq!(h[3], 0b10, "flags: a family block, no coded payload");
     let hdr_len = be16(h, 4) as usize;
     assert_eq!(be16(h, 6) as usize, n_int);
     assert_eq!(be16(h, 8), 2);
@@ -297,9 +300,14 @@ fn coded_frames_carry_the_ncmesh_header() {
         0x0102_0304_0506_0708
     );
     assert_eq!(be32(h, 24), 12, "scheme header bytes");
-    assert_eq!(hdr_len, 28 + 4 * n_int + 16 * 2);
+    assert_eq!(
+        hdr_len,
+        28 + 4 * n_int + 16 * 2 + 4,
+        "with the family's 4-byte block"
+    );
     let d = 28 + 4 * n_int;
     assert_eq!(u64::from_be_bytes(h[d..d + 8].try_into().unwrap()), p0.uid);
+    assert_eq!(&h[hdr_len - 4..hdr_len], b"TAGD", "the family's block");
     let len0 = be16(h, d + 12) as usize;
     let len1 = be16(h, d + 16 + 12) as usize;
     assert_eq!((len0, len1), (p0.ip_bytes as usize, ack.ip_bytes as usize));
@@ -317,12 +325,13 @@ fn coded_frames_carry_the_ncmesh_header() {
     // the descriptors.
     let mut r2 = r.clone();
     let body = r2.frame.as_mut().unwrap().data.as_mut().unwrap();
+    let hdr_len = hdr_len - 4;
     let mut x = XorHeader::default();
     x.next_hops.extend([2, 0]);
     x.reports = vec![(0, 77)];
     x.acks = vec![(2, 99), (2, 100)];
     x.reports_complete_at = Some(5_000);
-    body.xor = Some(Box::new(x));
+    body.header = Some(Arc::new(x));
     let f2 = pcap::frame_bytes(&r2);
     let h2 = &f2[32..];
     assert_eq!(h2[3], 0b10, "flags: XOR block, no coded payload");
@@ -355,7 +364,7 @@ fn coded_frames_carry_the_ncmesh_header() {
     );
     assert_eq!(
         f2.len(),
-        f.len() + (hdr2 - hdr_len),
+        f.len() + (hdr2 - hdr_len - 4),
         "datagrams follow the block"
     );
 
@@ -384,6 +393,25 @@ fn coded_frames_carry_the_ncmesh_header() {
         assert_eq!(out, "0x88b5\tff:ff:ff:ff:ff:ff\t\n", "tshark: {out:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A family header that only sets the capture tag and writes a 4-byte block.
+#[derive(Debug)]
+struct Tagged(u64);
+
+impl WireHeader for Tagged {
+    fn bytes(&self) -> u32 {
+        12
+    }
+    fn pcap_tag(&self) -> u64 {
+        self.0
+    }
+    fn pcap_len(&self) -> usize {
+        4
+    }
+    fn write_pcap(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"TAGD");
+    }
 }
 
 /// tshark's standard output, or None when tshark is not installed.

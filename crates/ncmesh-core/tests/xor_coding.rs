@@ -47,8 +47,8 @@ fn frames_per_packet(r: &RunResult) -> f64 {
         .nodes
         .iter()
         .map(|n| {
-            if n.native_tx + n.coded_tx + n.control_tx > 0 {
-                n.native_tx + n.coded_tx
+            if n.counter("native_tx") + n.counter("coded_tx") + n.counter("control_tx") > 0 {
+                n.counter("native_tx") + n.counter("coded_tx")
             } else {
                 n.mac_data_frames_sent - n.mac_retries
             }
@@ -146,12 +146,12 @@ fn coded_tcp_runs_conserve_packets_and_bytes_and_repeat_exactly() {
         let mut a = run(&s).unwrap();
         let relay = &a.nodes[relay];
         assert!(
-            relay.coded_tx > 100,
+            relay.counter("coded_tx") > 100,
             "{scheme:?}: the relay codes ({relay:?})"
         );
-        let failures: u64 = a.nodes.iter().map(|n| n.decode_failures).sum();
+        let failures: u64 = a.nodes.iter().map(|n| n.counter("decode_failures")).sum();
         assert!(failures > 0, "{scheme:?}: loss makes some guesses wrong");
-        assert!(relay.coding_retransmissions > 0);
+        assert!(relay.counter("coding_retransmissions") > 0);
         assert!(a.conservation.balanced, "{scheme:?}: {:?}", a.conservation);
         for f in &a.flows {
             assert!(f.goodput_kbps > 20.0, "{scheme:?}: flow {} starves", f.flow);
@@ -175,8 +175,11 @@ fn the_threshold_weighs_guesses_by_the_loss_rules() {
         s.scheme.guess = true;
         let r = run(&s).unwrap();
         (
-            r.nodes[1].coded_tx,
-            r.nodes.iter().map(|n| n.decode_failures).sum::<u64>(),
+            r.nodes[1].counter("coded_tx"),
+            r.nodes
+                .iter()
+                .map(|n| n.counter("decode_failures"))
+                .sum::<u64>(),
         )
     };
     let (loose, loose_fail) = coded(0.8);

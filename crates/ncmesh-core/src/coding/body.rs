@@ -1,63 +1,112 @@
-//! The body of a data frame as the coding layer builds it: the packets it carries and
-//! the scheme's header.
+//! The body of a data frame as the coding layer builds it: the packets it carries (one
+//! native, several natives XORed, or packets whose content is itself coded, see
+//! `net::CodedSymbol`) and the header of the scheme's family, which sizes the frame and
+//! writes its own block into packet captures. The MAC sees only the length.
 
 use crate::mac::frame::MacBody;
 use crate::net::{NodeId, Packet};
 use crate::phy::timing::LLC_BYTES;
 use smallvec::SmallVec;
+use std::any::Any;
+use std::fmt::Debug;
+use std::sync::Arc;
 
 /// A data frame of this simulator, as the MAC carries it.
-pub type Frame = crate::mac::Frame<DataBody>;
+pub type Frame = crate::mac::Frame<Body>;
 /// A frame handed to the MAC, as the coding layer builds it.
-pub type OutFrame = crate::mac::OutFrame<DataBody>;
+pub type OutFrame = crate::mac::OutFrame<Body>;
+
+/// A coding family's per-hop header (its fields, per-hop feedback included). Each
+/// family implements it beside its code; the simulator and the captures use it without
+/// knowing the family.
+pub trait WireHeader: Any + Debug + Send + Sync {
+    /// Length on the air, bytes.
+    fn bytes(&self) -> u32;
+    /// The 64-bit tag of the ncmesh capture header (docs/pcap.md): what the family
+    /// wants a capture reader to see first (e.g. coded or not).
+    fn pcap_tag(&self) -> u64 {
+        0
+    }
+    /// Length of the family's block in the ncmesh capture header, bytes.
+    fn pcap_len(&self) -> usize;
+    /// Writes the family's block (`pcap_len` bytes) into a capture.
+    fn write_pcap(&self, out: &mut Vec<u8>);
+}
+
+/// A shared, immutable family header: cloning a frame (each transmission attempt puts a
+/// copy on the air) only counts a reference.
+pub type Header = Arc<dyn WireHeader>;
 
 /// The payload of a data frame, as a coding scheme builds it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DataBody {
+#[derive(Debug, Clone)]
+pub struct Body {
     /// Nodes meant to use this frame (pseudo-broadcast names several; the MAC
     /// receiver is one of them).
     pub intended: SmallVec<[NodeId; 4]>,
-    /// The native packets the frame carries or encodes.
+    /// The packets the frame carries, in the clear or XORed together.
     pub packets: SmallVec<[Packet; 1]>,
+    /// How many of `packets` (the last ones) the sender does not hold itself: they are
+    /// in the frame only because an XOR it forwards contains them.
+    pub padding: u8,
     /// MSDU length on the air: LLC + scheme header + payload, bytes.
     pub msdu_bytes: u32,
-    /// Scheme-defined header bytes included in msdu_bytes (0 for native frames).
+    /// Scheme header bytes included in msdu_bytes (0 for native frames).
     pub header_bytes: u32,
-    /// Scheme-defined tag (e.g. coded or native, coding id).
-    pub tag: u64,
-    /// Coded payload bytes, when payloads are carried and the scheme codes.
+    /// The XOR of the packets' payload bytes, when payloads are carried and the frame
+    /// codes several packets.
     pub coded_payload: Option<Box<[u8]>>,
-    /// The XOR-coding header (COPE family), when the scheme adds one.
-    pub xor: Option<Box<crate::coding::xor::header::XorHeader>>,
+    /// The coding family's header, when the scheme adds one.
+    pub header: Option<Header>,
 }
 
-impl DataBody {
-    /// Packet instances the sender holds in this frame (a forwarded two-hop code may
-    /// carry natives only as part of its XOR).
+impl PartialEq for Body {
+    fn eq(&self, o: &Body) -> bool {
+        self.intended == o.intended
+            && self.packets == o.packets
+            && self.padding == o.padding
+            && self.msdu_bytes == o.msdu_bytes
+            && self.header_bytes == o.header_bytes
+            && self.coded_payload == o.coded_payload
+            && match (&self.header, &o.header) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
+}
+
+impl Body {
+    /// Packet instances the sender holds in this frame.
     pub fn held_packets(&self) -> usize {
-        self.packets.len() - self.xor.as_ref().map_or(0, |h| h.padding.len())
+        self.packets.len() - self.padding as usize
     }
 
     /// A plain frame carrying one packet to `next_hop`.
-    pub fn native(pkt: Packet, next_hop: NodeId) -> DataBody {
+    pub fn native(pkt: Packet, next_hop: NodeId) -> Body {
         let msdu_bytes = LLC_BYTES + pkt.ip_bytes;
         let mut intended = SmallVec::new();
         intended.push(next_hop);
         let mut packets = SmallVec::new();
         packets.push(pkt);
-        DataBody {
+        Body {
             intended,
             packets,
+            padding: 0,
             msdu_bytes,
             header_bytes: 0,
-            tag: 0,
             coded_payload: None,
-            xor: None,
+            header: None,
         }
+    }
+
+    /// The family header, if the frame carries one of type `H`.
+    pub fn header_as<H: WireHeader>(&self) -> Option<&H> {
+        let h: &dyn Any = self.header.as_deref()?;
+        h.downcast_ref::<H>()
     }
 }
 
-impl MacBody for DataBody {
+impl MacBody for Body {
     fn msdu_bytes(&self) -> u32 {
         self.msdu_bytes
     }

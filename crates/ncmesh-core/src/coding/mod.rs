@@ -13,7 +13,7 @@ use crate::engine::{Rng, Time};
 use crate::net::{DropReason, NodeId, Packet, Routes};
 use crate::phy::loss::LossModel;
 use crate::phy::Channel;
-pub use body::{DataBody, Frame, OutFrame};
+pub use body::{Body, Frame, Header, OutFrame, WireHeader};
 
 /// Final outcome of a frame the MAC sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,8 +118,7 @@ pub trait CodingScheme: Send {
     fn held(&self) -> usize {
         self.queue_len()
     }
-    /// Counters of the XOR-coding schemes.
-    fn xor_counters(&self) -> Option<xor::XorCounters> {
-        None
-    }
+    /// Appends the scheme's counters (name, value); names come from its family's
+    /// list in the registry (`registry::counter_names`).
+    fn counters(&self, _out: &mut Vec<(&'static str, u64)>) {}
 }

@@ -1,7 +1,7 @@
 //! No coding: a drop-tail FIFO interface queue and native frames. The default scheme.
 
+use super::{Body, Frame, OutFrame};
 use super::{CodingScheme, SchemeCx, TxOutcome};
-use super::{DataBody, Frame, OutFrame};
 use crate::net::{DropReason, NodeId, Packet};
 use std::collections::VecDeque;
 
@@ -34,7 +34,7 @@ impl CodingScheme for PassThrough {
         let (pkt, nh) = self.queue.pop_front()?;
         Some(OutFrame {
             mac_rx: nh,
-            body: DataBody::native(pkt, nh),
+            body: Body::native(pkt, nh),
         })
     }
 

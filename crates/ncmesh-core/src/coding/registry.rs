@@ -3,7 +3,7 @@
 use super::ncaqm::{NcaqmParams, NcaqmQueue};
 use super::passthrough::PassThrough;
 use super::xor::fifo::FifoQueue;
-use super::xor::{XorParams, XorScheme};
+use super::xor::{XorCounters, XorParams, XorScheme};
 use super::CodingScheme;
 use crate::engine::secs;
 use crate::scenario::schema::SchemeName;
@@ -26,4 +26,11 @@ pub fn make_scheme(s: &Scenario) -> Result<Box<dyn CodingScheme>, ScenarioError>
             Box::new(XorScheme::new(xor, Box::new(q), tick))
         }
     })
+}
+
+/// Every counter of every coding family, in result-column order: each node reports all
+/// of them (0 where its scheme does not count one), so result tables of different
+/// schemes share their columns.
+pub fn counter_names() -> Vec<&'static str> {
+    XorCounters::NAMES.to_vec()
 }

@@ -1,7 +1,8 @@
 //! What a run returns: per flow, per node, time series and a conservation account.
 //! Plain data (serde), turned into tables by the Python layer.
 
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RunResult {
@@ -42,7 +43,9 @@ pub struct FlowResult {
     pub path: Vec<u32>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+/// What happened at one node. Serialized flat: the fixed fields, then the coding
+/// counters by name (one column each in the result tables).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeResult {
     pub node: u32,
     pub x: f64,
@@ -68,20 +71,47 @@ pub struct NodeResult {
     pub queue_max: u64,
     /// Busy airtime fraction seen by this node's carrier sense (own transmissions included).
     pub airtime_busy: f64,
-    /// XOR coding (0 without it): frames carrying one native packet.
-    pub native_tx: u64,
-    /// Frames carrying an XOR of two or more natives.
-    pub coded_tx: u64,
-    /// Natives carried in coded frames (coded_packets / coded_tx: packets per code).
-    pub coded_packets: u64,
-    /// Coded frames this node was a next hop of and could not decode.
-    pub decode_failures: u64,
-    /// Native transmissions while a packet for another next hop waited but could not join.
-    pub coding_missed: u64,
-    /// Coded natives sent again for lack of an asynchronous acknowledgement.
-    pub coding_retransmissions: u64,
-    /// Frames sent only to carry reception reports and acknowledgements.
-    pub control_tx: u64,
+    /// The coding layers' counters: every counter of every registered coding family
+    /// (`coding::registry::counter_names`), 0 where this node's schemes do not count it.
+    pub coding: Vec<(&'static str, u64)>,
+}
+
+impl NodeResult {
+    /// The coding counter `name` (0 if no registered family has it).
+    pub fn counter(&self, name: &str) -> u64 {
+        self.coding
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |c| c.1)
+    }
+}
+
+impl Serialize for NodeResult {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("NodeResult", 18 + self.coding.len())?;
+        st.serialize_field("node", &self.node)?;
+        st.serialize_field("x", &self.x)?;
+        st.serialize_field("y", &self.y)?;
+        st.serialize_field("mac_frames_sent", &self.mac_frames_sent)?;
+        st.serialize_field("mac_data_frames_sent", &self.mac_data_frames_sent)?;
+        st.serialize_field("mac_retries", &self.mac_retries)?;
+        st.serialize_field("mac_frames_received", &self.mac_frames_received)?;
+        st.serialize_field("mac_frames_overheard", &self.mac_frames_overheard)?;
+        st.serialize_field("collisions", &self.collisions)?;
+        st.serialize_field("channel_losses", &self.channel_losses)?;
+        st.serialize_field("mac_duplicates", &self.mac_duplicates)?;
+        st.serialize_field("drops_queue_full", &self.drops_queue_full)?;
+        st.serialize_field("drops_retry_limit", &self.drops_retry_limit)?;
+        st.serialize_field("drops_ttl", &self.drops_ttl)?;
+        st.serialize_field("drops_no_route", &self.drops_no_route)?;
+        st.serialize_field("drops_scheme", &self.drops_scheme)?;
+        st.serialize_field("queue_max", &self.queue_max)?;
+        st.serialize_field("airtime_busy", &self.airtime_busy)?;
+        for (name, v) in &self.coding {
+            st.serialize_field(name, v)?;
+        }
+        st.end()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -40,7 +40,7 @@ struct Ledger {
 
 struct Node {
     radio: Radio,
-    dcf: Dcf<crate::coding::DataBody>,
+    dcf: Dcf<crate::coding::Body>,
     scheme: Box<dyn CodingScheme>,
     rng_backoff: Rng,
     rng_channel: Rng,

@@ -14,7 +14,8 @@
 //! 50000 + f mod 4096 at its source to port 40000 + f mod 1024 at its destination.
 //! Sequence numbers go on the wire modulo 2^32 with an initial sequence number of 0.
 //! Frames that carry more than one packet or a scheme header (coded frames) carry the
-//! ncmesh coding header (ethertype [`NCMESH_ETHERTYPE`]) before the IP datagrams.
+//! ncmesh coding header (ethertype [`NCMESH_ETHERTYPE`]) before the IP datagrams; the
+//! coding family's own block (`WireHeader::write_pcap`) follows its packet descriptors.
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -22,8 +23,7 @@ use std::path::{Path, PathBuf};
 
 use super::trace::{TraceKind, TraceRecord};
 use super::Sim;
-use crate::coding::xor::header::XorHeader;
-use crate::coding::DataBody;
+use crate::coding::Body;
 use crate::engine::Time;
 use crate::mac::FrameKind;
 use crate::metrics::RunResult;
@@ -52,9 +52,6 @@ pub const DST_PORT_BASE: u16 = 40000;
 pub const NCMESH_FIXED_BYTES: usize = 28;
 /// Bytes per packet descriptor in the ncmesh coding header.
 pub const NCMESH_PACKET_BYTES: usize = 16;
-/// Fixed part of the XOR-coding block: five u16 counts, a flag byte, a pad byte and a
-/// u64 time.
-pub const XOR_BLOCK_FIXED_BYTES: usize = 20;
 
 const LLC_SNAP: [u8; 6] = [0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00];
 const ETHERTYPE_IPV4: u16 = 0x0800;
@@ -207,7 +204,7 @@ fn frame_bytes_into(r: &TraceRecord, out: &mut Vec<u8>) {
 
 /// Whether a data body goes on the wire as a coded frame (ncmesh header) rather than
 /// as one plain IP datagram.
-pub fn is_coded(body: &DataBody) -> bool {
+pub fn is_coded(body: &Body) -> bool {
     body.packets.len() != 1 || body.header_bytes != 0
 }
 
@@ -216,7 +213,7 @@ fn llc(out: &mut Vec<u8>, ethertype: u16) {
     out.extend_from_slice(&ethertype.to_be_bytes());
 }
 
-fn msdu_into(body: &DataBody, out: &mut Vec<u8>) {
+fn msdu_into(body: &Body, out: &mut Vec<u8>) {
     if !is_coded(body) {
         llc(out, ETHERTYPE_IPV4);
         datagram_into(&body.packets[0], out);
@@ -225,17 +222,17 @@ fn msdu_into(body: &DataBody, out: &mut Vec<u8>) {
     llc(out, NCMESH_ETHERTYPE);
     let ni = body.intended.len().min(u16::MAX as usize);
     let np = body.packets.len().min(u16::MAX as usize);
-    let xor = body.xor.as_deref();
+    let family = body.header.as_deref();
     let hdr_len =
-        NCMESH_FIXED_BYTES + 4 * ni + NCMESH_PACKET_BYTES * np + xor.map_or(0, xor_block_len);
+        NCMESH_FIXED_BYTES + 4 * ni + NCMESH_PACKET_BYTES * np + family.map_or(0, |h| h.pcap_len());
     out.extend_from_slice(&NCMESH_MAGIC);
     out.push(NCMESH_VERSION);
-    out.push(u8::from(body.coded_payload.is_some()) | (u8::from(xor.is_some()) << 1));
+    out.push(u8::from(body.coded_payload.is_some()) | (u8::from(family.is_some()) << 1));
     out.extend_from_slice(&(hdr_len.min(u16::MAX as usize) as u16).to_be_bytes());
     out.extend_from_slice(&(ni as u16).to_be_bytes());
     out.extend_from_slice(&(np as u16).to_be_bytes());
     out.extend_from_slice(&0u16.to_be_bytes());
-    out.extend_from_slice(&body.tag.to_be_bytes());
+    out.extend_from_slice(&family.map_or(0, |h| h.pcap_tag()).to_be_bytes());
     out.extend_from_slice(&body.msdu_bytes.to_be_bytes());
     out.extend_from_slice(&body.header_bytes.to_be_bytes());
     for &n in &body.intended[..ni] {
@@ -247,52 +244,11 @@ fn msdu_into(body: &DataBody, out: &mut Vec<u8>) {
         out.extend_from_slice(&(datagram_len(p) as u16).to_be_bytes());
         out.extend_from_slice(&0u16.to_be_bytes());
     }
-    if let Some(h) = xor {
-        xor_block_into(h, out);
+    if let Some(h) = family {
+        h.write_pcap(out);
     }
     for p in &body.packets[..np] {
         datagram_into(p, out);
-    }
-}
-
-/// Entries of each list in the XOR block (u16 counts on the wire).
-fn xor_counts(h: &XorHeader) -> [usize; 5] {
-    [
-        h.next_hops.len(),
-        h.decoders.len(),
-        h.padding.len(),
-        h.reports.len(),
-        h.acks.len(),
-    ]
-    .map(|n| n.min(u16::MAX as usize))
-}
-
-/// Bytes of the XOR-coding block (flags bit 1; docs/pcap.md).
-fn xor_block_len(h: &XorHeader) -> usize {
-    let [nh, dec, pad, rep, ack] = xor_counts(h);
-    XOR_BLOCK_FIXED_BYTES + 4 * nh + 4 * dec + 8 * pad + 12 * rep + 12 * ack
-}
-
-fn xor_block_into(h: &XorHeader, out: &mut Vec<u8>) {
-    let [nh, dec, pad, rep, ack] = xor_counts(h);
-    for n in [nh, dec, pad, rep, ack] {
-        out.extend_from_slice(&(n as u16).to_be_bytes());
-    }
-    out.push(u8::from(h.reports_complete_at.is_some()));
-    out.push(0);
-    out.extend_from_slice(&h.reports_complete_at.unwrap_or(0).to_be_bytes());
-    for &n in &h.next_hops[..nh] {
-        out.extend_from_slice(&n.to_be_bytes());
-    }
-    for &n in &h.decoders[..dec] {
-        out.extend_from_slice(&n.to_be_bytes());
-    }
-    for &u in &h.padding[..pad] {
-        out.extend_from_slice(&u.to_be_bytes());
-    }
-    for &(n, u) in h.reports[..rep].iter().chain(&h.acks[..ack]) {
-        out.extend_from_slice(&n.to_be_bytes());
-        out.extend_from_slice(&u.to_be_bytes());
     }
 }
 

@@ -1,6 +1,7 @@
 //! Collects the results of a finished run.
 
 use super::Sim;
+use crate::coding::registry::counter_names;
 use crate::engine::to_secs;
 use crate::metrics::{Conservation, FlowResult, RunResult};
 
@@ -43,6 +44,8 @@ impl Sim {
             balanced: true,
             ..Conservation::default()
         };
+        let names = counter_names();
+        let mut counted = Vec::new();
         let nodes = self
             .nodes
             .iter()
@@ -67,14 +70,15 @@ impl Sim {
                 s.y = nd.pos.1;
                 s.airtime_busy =
                     to_secs(nd.radio.busy_time(self.end)) / to_secs(self.end).max(1e-9);
-                if let Some(k) = nd.scheme.xor_counters() {
-                    s.native_tx = k.native_tx;
-                    s.coded_tx = k.coded_tx;
-                    s.coded_packets = k.coded_packets;
-                    s.decode_failures = k.decode_failures;
-                    s.coding_missed = k.coding_missed;
-                    s.coding_retransmissions = k.retransmissions;
-                    s.control_tx = k.control_tx;
+                s.coding = names.iter().map(|&n| (n, 0)).collect();
+                counted.clear();
+                nd.scheme.counters(&mut counted);
+                for &(name, v) in &counted {
+                    let c = s.coding.iter_mut().find(|(n, _)| *n == name);
+                    debug_assert!(c.is_some(), "counter {name} is not in the registry");
+                    if let Some(c) = c {
+                        c.1 += v;
+                    }
                 }
                 s
             })

@@ -3,6 +3,7 @@
 //! acknowledgements. Field sizes follow COPE's header layout; they only set the frame
 //! length (the simulator carries the fields as data).
 
+use crate::coding::WireHeader;
 use crate::engine::Time;
 use crate::net::NodeId;
 use smallvec::SmallVec;
@@ -14,12 +15,15 @@ const NODE_BYTES: u32 = 6; // a MAC address (two-hop decoder)
 const REPORT_ENTRY_BYTES: u32 = 4 + 4 + 1; // source IP + last packet + 8-bit map
 const ACK_FIXED_BYTES: u32 = 2; // local packet sequence number
 const ACK_ENTRY_BYTES: u32 = 6 + 2 + 1; // neighbour + last ack + 8-bit map
+/// Fixed part of the header's block in packet captures (docs/pcap.md): five u16 counts,
+/// a flag byte, a pad byte and a u64 time.
+pub const BLOCK_FIXED_BYTES: usize = 20;
 /// Packets one report or ack entry covers (last id + an 8-bit map of the ones before).
 const IDS_PER_ENTRY: usize = 9;
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct XorHeader {
-    /// Next hop of each native in the frame, in the order of `DataBody::packets`.
+    /// Next hop of each native in the frame, in the order of `Body::packets`.
     pub next_hops: SmallVec<[NodeId; 4]>,
     /// Two-hop code (BFLY): the node that decodes each native (the hop after the next
     /// one); empty for one-hop codes.
@@ -62,6 +66,66 @@ impl XorHeader {
             + COUNT_BYTES
             + ACK_FIXED_BYTES
             + entries(&self.acks) * ACK_ENTRY_BYTES
+    }
+}
+
+impl WireHeader for XorHeader {
+    fn bytes(&self) -> u32 {
+        XorHeader::bytes(self)
+    }
+
+    /// 1 for a coded frame, 0 for a native one or a control frame.
+    fn pcap_tag(&self) -> u64 {
+        u64::from(self.is_coded())
+    }
+
+    fn pcap_len(&self) -> usize {
+        block_len(self)
+    }
+
+    fn write_pcap(&self, out: &mut Vec<u8>) {
+        write_block(self, out)
+    }
+}
+
+/// Entries of each list in the XOR block (u16 counts on the wire).
+fn xor_counts(h: &XorHeader) -> [usize; 5] {
+    [
+        h.next_hops.len(),
+        h.decoders.len(),
+        h.padding.len(),
+        h.reports.len(),
+        h.acks.len(),
+    ]
+    .map(|n| n.min(u16::MAX as usize))
+}
+
+/// Bytes of the XOR-coding block (flags bit 1; docs/pcap.md).
+fn block_len(h: &XorHeader) -> usize {
+    let [nh, dec, pad, rep, ack] = xor_counts(h);
+    BLOCK_FIXED_BYTES + 4 * nh + 4 * dec + 8 * pad + 12 * rep + 12 * ack
+}
+
+fn write_block(h: &XorHeader, out: &mut Vec<u8>) {
+    let [nh, dec, pad, rep, ack] = xor_counts(h);
+    for n in [nh, dec, pad, rep, ack] {
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    }
+    out.push(u8::from(h.reports_complete_at.is_some()));
+    out.push(0);
+    out.extend_from_slice(&h.reports_complete_at.unwrap_or(0).to_be_bytes());
+    for &n in &h.next_hops[..nh] {
+        out.extend_from_slice(&n.to_be_bytes());
+    }
+    for &n in &h.decoders[..dec] {
+        out.extend_from_slice(&n.to_be_bytes());
+    }
+    for &u in &h.padding[..pad] {
+        out.extend_from_slice(&u.to_be_bytes());
+    }
+    for &(n, u) in h.reports[..rep].iter().chain(&h.acks[..ack]) {
+        out.extend_from_slice(&n.to_be_bytes());
+        out.extend_from_slice(&u.to_be_bytes());
     }
 }
 

@@ -40,3 +40,29 @@ pub struct XorCounters {
     /// Stand-alone frames sent only to carry reports and acknowledgements.
     pub control_tx: u64,
 }
+
+impl XorCounters {
+    /// The counters' names in results (node table columns), in `values` order.
+    pub const NAMES: [&'static str; 7] = [
+        "native_tx",
+        "coded_tx",
+        "coded_packets",
+        "decode_failures",
+        "coding_missed",
+        "coding_retransmissions",
+        "control_tx",
+    ];
+
+    /// The counters in `NAMES` order.
+    pub fn values(&self) -> [u64; 7] {
+        [
+            self.native_tx,
+            self.coded_tx,
+            self.coded_packets,
+            self.decode_failures,
+            self.coding_missed,
+            self.retransmissions,
+            self.control_tx,
+        ]
+    }
+}

@@ -11,13 +11,14 @@ use super::payload;
 use super::pool::{nb_key, ExpiringSet, PacketPool};
 use super::queue::{Code, OutputQueue, QueueCx};
 use super::{XorCounters, XorParams};
+use crate::coding::{Body, Frame, OutFrame};
 use crate::coding::{CodingScheme, SchemeCx, TxOutcome};
-use crate::coding::{DataBody, Frame, OutFrame};
 use crate::engine::Time;
 use crate::net::{DropReason, NodeId, Packet, BROADCAST};
 use crate::phy::timing::LLC_BYTES;
 use smallvec::SmallVec;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Timer tokens: kind in the top byte, an id below.
 const T_ACKS: u64 = 1 << 56;
@@ -201,18 +202,19 @@ impl XorScheme {
         let header_bytes = h.bytes();
         let coded_payload = (coded && packets.iter().any(|p| p.payload.is_some()))
             .then(|| payload::xor_all(packets.iter().map(|p| p.payload.as_deref())));
+        let padding = h.padding.len() as u8;
         OutFrame {
             // Pseudo-broadcast (COPE §4): unicast to the head's next hop, the others
             // listed in the XOR header overhear.
             mac_rx: intended[0],
-            body: DataBody {
+            body: Body {
                 intended,
                 packets,
+                padding,
                 msdu_bytes: LLC_BYTES + header_bytes + longest,
                 header_bytes,
-                tag: coded as u64,
                 coded_payload,
-                xor: Some(Box::new(h)),
+                header: Some(Arc::new(h)),
             },
         }
     }
@@ -225,14 +227,14 @@ impl XorScheme {
         let header_bytes = h.bytes();
         OutFrame {
             mac_rx: BROADCAST,
-            body: DataBody {
+            body: Body {
                 intended: SmallVec::new(),
                 packets: SmallVec::new(),
+                padding: 0,
                 msdu_bytes: LLC_BYTES + header_bytes,
                 header_bytes,
-                tag: 0,
                 coded_payload: None,
-                xor: Some(Box::new(h)),
+                header: Some(Arc::new(h)),
             },
         }
     }
@@ -294,7 +296,7 @@ impl XorScheme {
     }
 
     /// A coded frame: decode the natives this node is the next hop of.
-    fn decode(&mut self, cx: &mut SchemeCx, frame: &Frame, body: &DataBody, h: &XorHeader) {
+    fn decode(&mut self, cx: &mut SchemeCx, frame: &Frame, body: &Body, h: &XorHeader) {
         let me = cx.node;
         for (i, &nh) in h.next_hops.iter().enumerate() {
             if nh != me {
@@ -333,13 +335,7 @@ impl XorScheme {
     }
 
     /// A two-hop code for this node to forward undecoded (BFLY, seed 000 §VII).
-    fn forward_two_hop(
-        &mut self,
-        cx: &mut SchemeCx,
-        frame: &Frame,
-        body: &DataBody,
-        h: &XorHeader,
-    ) {
+    fn forward_two_hop(&mut self, cx: &mut SchemeCx, frame: &Frame, body: &Body, h: &XorHeader) {
         if body
             .packets
             .iter()
@@ -420,7 +416,8 @@ impl CodingScheme for XorScheme {
         let Some(body) = &frame.data else { return };
         let me = cx.node;
         let now = cx.now;
-        if let Some(h) = &body.xor {
+        let header = body.header_as::<XorHeader>();
+        if let Some(h) = header {
             for &(_, uid) in &h.reports {
                 self.reported.insert(now, nb_key(frame.tx, uid));
             }
@@ -440,7 +437,7 @@ impl CodingScheme for XorScheme {
         for p in &body.packets {
             self.reported.insert(now, nb_key(frame.tx, p.uid));
         }
-        match body.xor.as_deref() {
+        match header {
             Some(h) if h.is_two_hop() => {
                 if addressed && frame.rx == me {
                     self.forward_two_hop(cx, frame, body, h);
@@ -462,7 +459,10 @@ impl CodingScheme for XorScheme {
     }
 
     fn on_tx_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome) {
-        let two_hop = frame.body.xor.as_ref().is_some_and(|h| h.is_two_hop());
+        let two_hop = frame
+            .body
+            .header_as::<XorHeader>()
+            .is_some_and(|h| h.is_two_hop());
         let coded = frame.body.packets.len() > 1;
         let sent = std::mem::take(&mut self.in_flight);
         // Padding packets come last and have no entry in `sent`: zip skips them.
@@ -563,7 +563,7 @@ impl CodingScheme for XorScheme {
             + self.ordering.as_ref().map_or(0, |o| o.held())
     }
 
-    fn xor_counters(&self) -> Option<XorCounters> {
-        Some(self.counters)
+    fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        out.extend(XorCounters::NAMES.into_iter().zip(self.counters.values()));
     }
 }
