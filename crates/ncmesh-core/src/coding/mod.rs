@@ -1,19 +1,36 @@
-//! The hook where network-coding schemes sit: between the network layer and the MAC of
-//! every node. A scheme owns the interface queue: it sees every packet enqueued (and
-//! may reorder, merge or drop), builds the frame for each transmission opportunity,
-//! sees every frame decoded (addressed or overheard), owns outcomes, and sets timers.
+//! The coding layer: where network-coding schemes sit, between the network layer and the
+//! MAC of every node (the per-hop, inter-flow coder: COPE, NCAQM, BFLY, …).
+//!
+//! A scheme owns the interface queue and is a state machine with no I/O, in the manner of
+//! quinn-proto's `Connection` and smoltcp's sockets. The simulator calls it:
+//!
+//! - `enqueue` for every packet the network layer sends on, with every candidate next
+//!   hop and its cost (one unless the flow has several reinforced paths);
+//! - `poll_at` to learn whether a frame is due (`Now`), due later (`At`: the scheme
+//!   holds packets until then; the MAC does not contend meanwhile) or not (`Idle`);
+//! - `poll_transmit` at each transmission opportunity the MAC wins;
+//! - `handle_rx` for every data frame received intact (addressed, broadcast or
+//!   overheard), `handle_outcome` when the MAC is done with a frame it sent;
+//! - `handle_timeout` once for each `SchemeCx::wake_at` the scheme asked for, at that
+//!   time (typed timers: `timers::Timers`).
+//!
+//! Effects go through `SchemeCx` (deliver, drop, absorb/release, handed over, wake,
+//! originate); every packet instance is accounted for (the node's ledger, checked at
+//! the end of each run). Each family owns its header (`WireHeader`), counters and
+//! `[scheme.<family>]` table; `registry` is the one table of schemes.
 
 pub mod body;
+pub mod cx;
 pub mod ncaqm;
 pub mod passthrough;
 pub mod registry;
+pub mod timers;
 pub mod xor;
 
-use crate::engine::{Rng, Time};
-use crate::net::{DropReason, NodeId, Packet, Routes};
-use crate::phy::loss::LossModel;
-use crate::phy::Channel;
+use crate::engine::Time;
+use crate::net::{NextHop, NodeId, Packet};
 pub use body::{Body, Frame, Header, OutFrame, WireHeader};
+pub use cx::{link_delivery, SchemeCx, SchemeOut};
 
 /// Final outcome of a frame the MAC sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,101 +41,70 @@ pub enum TxOutcome {
     Failed,
 }
 
-/// What a scheme asks of its node during a callback; applied by the simulator after.
-#[derive(Default)]
-pub struct SchemeOut {
-    /// Packets decoded at this node, handed to the network layer.
-    pub deliver: Vec<Packet>,
-    /// Packets the scheme discards, with the reason.
-    pub drops: Vec<(Packet, DropReason)>,
-    /// Packets taken from the MAC that the scheme keeps for now: they count as
-    /// received by the node, and reach the network layer later through `release`.
-    pub absorbed: u64,
-    /// Packets absorbed earlier, now handed to the network layer.
-    pub release: Vec<Packet>,
-    /// Packet instances whose transfer to the next hop completed.
-    pub handed_over: u64,
-    /// Timers: (time, token) -> `on_timer(token)`.
-    pub timers: Vec<(Time, u64)>,
+/// When a scheme has a frame for the MAC (smoltcp's `PollAt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PollAt {
+    /// A frame is due now: the MAC contends.
+    Now,
+    /// Nothing is due before this time (a held packet's deadline): the simulator asks
+    /// the MAC to contend then.
+    At(Time),
+    /// Nothing to send until something new arrives.
+    Idle,
 }
 
-/// The node's view offered to a scheme callback.
-pub struct SchemeCx<'a> {
-    pub now: Time,
-    pub node: NodeId,
-    pub routes: &'a Routes,
-    pub channel: &'a Channel,
-    /// The scenario's extra loss rules (`[[loss]]`).
-    pub loss: &'a LossModel,
-    pub rng: &'a mut Rng,
-    /// Interface queue capacity from the scenario, packets.
-    pub queue_capacity: usize,
-    pub out: &'a mut SchemeOut,
+/// How a received data frame was addressed, as seen by the receiving node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Addressed {
+    /// This node is its MAC receiver (it acknowledged the frame).
+    ToMe,
+    /// A broadcast frame.
+    Broadcast,
+    /// Unicast to another node, heard in promiscuous mode.
+    Overheard,
 }
 
-impl SchemeCx<'_> {
-    pub fn deliver(&mut self, p: Packet) {
-        self.out.deliver.push(p);
-    }
-    pub fn drop_packet(&mut self, p: Packet, why: DropReason) {
-        self.out.drops.push((p, why));
-    }
-    /// This node received `n` packets from the MAC that the scheme holds back.
-    pub fn absorb(&mut self, n: u64) {
-        self.out.absorbed += n;
-    }
-    /// Hands a packet held back since [`absorb`](Self::absorb) to the network layer.
-    pub fn release(&mut self, p: Packet) {
-        self.out.release.push(p);
-    }
-    pub fn handed_over(&mut self, n: u64) {
-        self.out.handed_over += n;
-    }
-    pub fn set_timer(&mut self, at: Time, token: u64) {
-        self.out.timers.push((at, token));
-    }
-    /// Estimated probability that a data frame a -> b gets through now, without
-    /// interference: the channel's link estimate and the loss rules in force.
-    pub fn delivery_prob(&self, a: NodeId, b: NodeId) -> f64 {
-        link_delivery(self.channel, self.loss, a, b, self.now)
-    }
-    /// Next hop from this node for a packet of `flow` towards `dst`.
-    pub fn next_hop(&self, dst: NodeId, flow: u32) -> Option<NodeId> {
-        self.routes.next_hop(self.node, dst, flow)
-    }
+/// A data frame received intact, as a scheme sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Rx<'a> {
+    /// Transmitter.
+    pub tx: NodeId,
+    /// MAC receiver (or `net::BROADCAST`).
+    pub mac_rx: NodeId,
+    /// How it was addressed to this node.
+    pub addressed: Addressed,
+    /// Its body.
+    pub body: &'a Body,
 }
 
-/// Probability that a data frame a -> b sent at `now` gets through without
-/// interference: the channel's link estimate times the loss rules' pass rate.
-pub fn link_delivery(channel: &Channel, loss: &LossModel, a: NodeId, b: NodeId, now: Time) -> f64 {
-    let p = channel.delivery_prob(a, b);
-    if p == 0.0 || loss.is_empty() {
-        return p;
-    }
-    p * (1.0 - loss.rate(a, b, now, true))
+/// Packets a scheme holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Occupancy {
+    /// In the interface queue (what the queue-length series and `queue_max` report).
+    pub queued: usize,
+    /// Everything the scheme holds: queued, awaiting acknowledgement, held back.
+    pub held: usize,
 }
 
-/// One node's coding layer.
+/// One node's per-hop coding layer (the interface queue and what it sends).
 pub trait CodingScheme: Send {
-    /// The network layer queues `pkt` for `next_hop`.
-    fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, next_hop: NodeId);
-    /// Is there anything to send (the MAC contends only then)?
-    fn has_frame(&self) -> bool;
-    /// The frame to send at this transmission opportunity.
-    fn next_frame(&mut self, cx: &mut SchemeCx) -> Option<OutFrame>;
-    /// A data frame was decoded at this node; `addressed`: we are its MAC receiver.
-    fn on_frame(&mut self, cx: &mut SchemeCx, frame: &Frame, addressed: bool);
+    /// The network layer sends `pkt` on; `hops` are its candidate next hops, cheapest
+    /// first (never empty).
+    fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]);
+    /// Is a frame due (the MAC contends only then)?
+    fn poll_at(&self, now: Time) -> PollAt;
+    /// The frame to send at this transmission opportunity (None: nothing after all).
+    fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame>;
+    /// A data frame received intact at this node.
+    fn handle_rx(&mut self, cx: &mut SchemeCx, rx: Rx<'_>);
     /// The MAC is done with a frame; the scheme owns its packets again and must account
-    /// for each (handed_over, drop, or keep to resend).
-    fn on_tx_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome);
-    fn on_timer(&mut self, _cx: &mut SchemeCx, _token: u64) {}
-    /// Packets in the scheme's output queue.
-    fn queue_len(&self) -> usize;
-    /// Packets the scheme holds (queued, or waiting for an acknowledgement).
-    fn held(&self) -> usize {
-        self.queue_len()
-    }
-    /// Appends the scheme's counters (name, value); names come from its family's
-    /// list in the registry (`registry::counter_names`).
+    /// for each (handed over, dropped, or kept to resend).
+    fn handle_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome);
+    /// Called once, at its time, for each `SchemeCx::wake_at`.
+    fn handle_timeout(&mut self, _cx: &mut SchemeCx) {}
+    /// Packets held.
+    fn occupancy(&self) -> Occupancy;
+    /// Appends the scheme's counters (name, value); the names are its family's list in
+    /// the registry (`registry::counter_names`).
     fn counters(&self, _out: &mut Vec<(&'static str, u64)>) {}
 }

@@ -1,15 +1,18 @@
 //! No coding: a drop-tail FIFO interface queue and native frames. The default scheme.
 
-use super::{Body, Frame, OutFrame};
-use super::{CodingScheme, SchemeCx, TxOutcome};
-use crate::net::{DropReason, NodeId, Packet};
+use super::{Addressed, CodingScheme, Occupancy, PollAt, Rx, SchemeCx, TxOutcome};
+use super::{Body, OutFrame};
+use crate::engine::Time;
+use crate::net::{DropReason, NextHop, NodeId, Packet};
 use std::collections::VecDeque;
 
+/// A drop-tail FIFO of native packets, each sent to its cheapest next hop.
 pub struct PassThrough {
     queue: VecDeque<(Packet, NodeId)>,
 }
 
 impl PassThrough {
+    /// An empty queue (its capacity is the context's `queue_capacity`).
     pub fn new(capacity: usize) -> PassThrough {
         PassThrough {
             queue: VecDeque::with_capacity(capacity.min(4096)),
@@ -18,19 +21,23 @@ impl PassThrough {
 }
 
 impl CodingScheme for PassThrough {
-    fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, next_hop: NodeId) {
+    fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]) {
         if self.queue.len() >= cx.queue_capacity {
             cx.drop_packet(pkt, DropReason::QueueFull);
         } else {
-            self.queue.push_back((pkt, next_hop));
+            self.queue.push_back((pkt, hops[0].node));
         }
     }
 
-    fn has_frame(&self) -> bool {
-        !self.queue.is_empty()
+    fn poll_at(&self, _now: Time) -> PollAt {
+        if self.queue.is_empty() {
+            PollAt::Idle
+        } else {
+            PollAt::Now
+        }
     }
 
-    fn next_frame(&mut self, _cx: &mut SchemeCx) -> Option<OutFrame> {
+    fn poll_transmit(&mut self, _cx: &mut SchemeCx) -> Option<OutFrame> {
         let (pkt, nh) = self.queue.pop_front()?;
         Some(OutFrame {
             mac_rx: nh,
@@ -38,17 +45,15 @@ impl CodingScheme for PassThrough {
         })
     }
 
-    fn on_frame(&mut self, cx: &mut SchemeCx, frame: &Frame, addressed: bool) {
-        if addressed {
-            if let Some(body) = &frame.data {
-                for p in &body.packets {
-                    cx.deliver(p.clone());
-                }
+    fn handle_rx(&mut self, cx: &mut SchemeCx, rx: Rx<'_>) {
+        if rx.addressed != Addressed::Overheard {
+            for p in &rx.body.packets {
+                cx.deliver(p.clone());
             }
         }
     }
 
-    fn on_tx_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome) {
+    fn handle_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome) {
         match outcome {
             TxOutcome::Delivered => cx.handed_over(frame.body.packets.len() as u64),
             TxOutcome::Failed => {
@@ -59,7 +64,10 @@ impl CodingScheme for PassThrough {
         }
     }
 
-    fn queue_len(&self) -> usize {
-        self.queue.len()
+    fn occupancy(&self) -> Occupancy {
+        Occupancy {
+            queued: self.queue.len(),
+            held: self.queue.len(),
+        }
     }
 }

@@ -68,6 +68,7 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
                 radio: Radio::new(),
                 dcf: Dcf::new(&mac),
                 scheme: make_scheme(s)?,
+                poll_event: crate::engine::Time::MAX,
                 rng_backoff: Rng::stream(seed, i as u64, StreamPurpose::Backoff),
                 rng_channel: Rng::stream(seed, i as u64, StreamPurpose::Channel),
                 rng_scheme: Rng::stream(seed, i as u64, StreamPurpose::Scheme),

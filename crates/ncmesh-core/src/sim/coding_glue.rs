@@ -4,7 +4,8 @@
 
 use super::events::Ev;
 use super::Sim;
-use crate::coding::{CodingScheme, OutFrame, SchemeCx, TxOutcome};
+use crate::coding::{Addressed, CodingScheme, OutFrame, PollAt, Rx, SchemeCx, TxOutcome};
+use crate::engine::Time;
 
 impl Sim {
     /// Calls the scheme of node `n` with its context, then applies what it asked for.
@@ -45,9 +46,9 @@ impl Sim {
                 super::net_glue::count_drop(&mut nd.stats, &mut nd.ledger, why);
             }
         }
-        for (at, token) in out.timers.drain(..) {
+        for at in out.wakes.drain(..) {
             self.queue
-                .schedule(at.max(self.now), Ev::SchemeTimer { node: n, token });
+                .schedule(at.max(self.now), Ev::SchemeWake { node: n });
         }
         let mut delivered = std::mem::take(&mut out.deliver);
         let released = std::mem::take(&mut out.release);
@@ -65,22 +66,50 @@ impl Sim {
                 o.deliver = delivered;
             }
         }
+        self.coding_poll_later(n);
         r
     }
 
-    pub(super) fn on_scheme_timer(&mut self, n: u32, token: u64) {
-        self.with_scheme(n, |s, cx| s.on_timer(cx, token));
+    /// A scheme holding packets until a time (`PollAt::At`) gets the MAC's attention
+    /// then: one pending poll event per node, at the earliest such time.
+    fn coding_poll_later(&mut self, n: u32) {
+        let nd = &mut self.nodes[n as usize];
+        if let PollAt::At(t) = nd.scheme.poll_at(self.now) {
+            if t > self.now && t < nd.poll_event {
+                nd.poll_event = t;
+                self.queue.schedule(t, Ev::CodingPoll { node: n });
+            }
+        }
+    }
+
+    /// A held packet of `n`'s scheme may be due: the MAC contends if so.
+    pub(super) fn on_coding_poll(&mut self, n: u32) {
+        let nd = &mut self.nodes[n as usize];
+        if self.now >= nd.poll_event {
+            nd.poll_event = Time::MAX;
+        }
+        self.mac_packet_ready(n);
+        self.coding_poll_later(n);
+    }
+
+    /// A wake-up the scheme of `n` asked for.
+    pub(super) fn on_scheme_wake(&mut self, n: u32) {
+        self.with_scheme(n, |s, cx| s.handle_timeout(cx));
         self.mac_packet_ready(n);
     }
 
     /// Does the scheme of `n` have a frame to send now (the MAC contends only then)?
     pub(super) fn coding_wants_frame(&self, n: u32) -> bool {
-        self.nodes[n as usize].scheme.has_frame()
+        match self.nodes[n as usize].scheme.poll_at(self.now) {
+            PollAt::Now => true,
+            PollAt::At(t) => t <= self.now,
+            PollAt::Idle => false,
+        }
     }
 
     /// The frame the scheme of `n` sends at this transmission opportunity.
     pub(super) fn coding_next_frame(&mut self, n: u32) -> Option<OutFrame> {
-        self.with_scheme(n, |s, cx| s.next_frame(cx))
+        self.with_scheme(n, |s, cx| s.poll_transmit(cx))
     }
 
     /// The data frame in air slot `slot` was received intact at `n`; `addressed`: `n`
@@ -89,12 +118,26 @@ impl Sim {
         // Lent out for the call: scheme callbacks only schedule events, they never put
         // frames on the air synchronously, so the slot is not touched meanwhile.
         let frame = self.air.take(slot);
-        self.with_scheme(n, |s, cx| s.on_frame(cx, &frame, addressed));
+        if let Some(body) = &frame.data {
+            let rx = Rx {
+                tx: frame.tx,
+                mac_rx: frame.rx,
+                addressed: if frame.rx == n {
+                    Addressed::ToMe
+                } else if addressed {
+                    Addressed::Broadcast
+                } else {
+                    Addressed::Overheard
+                },
+                body,
+            };
+            self.with_scheme(n, |s, cx| s.handle_rx(cx, rx));
+        }
         self.air.restore(slot, frame);
     }
 
     /// The MAC of `n` is done with `frame`.
     pub(super) fn coding_tx_outcome(&mut self, n: u32, frame: OutFrame, outcome: TxOutcome) {
-        self.with_scheme(n, |s, cx| s.on_tx_outcome(cx, frame, outcome));
+        self.with_scheme(n, |s, cx| s.handle_outcome(cx, frame, outcome));
     }
 }

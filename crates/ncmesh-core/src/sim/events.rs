@@ -66,9 +66,13 @@ pub enum Ev {
     DelAck {
         flow: u32,
     },
-    SchemeTimer {
+    /// A wake-up the coding scheme asked for (`SchemeCx::wake_at`).
+    SchemeWake {
         node: u32,
-        token: u64,
+    },
+    /// A packet the coding scheme held may be due (`PollAt::At`).
+    CodingPoll {
+        node: u32,
     },
     Sample,
     MeasureStart,

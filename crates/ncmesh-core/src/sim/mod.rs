@@ -42,6 +42,8 @@ struct Node {
     radio: Radio,
     dcf: Dcf<crate::coding::Body>,
     scheme: Box<dyn CodingScheme>,
+    /// Earliest pending `Ev::CodingPoll` (Time::MAX: none).
+    poll_event: Time,
     rng_backoff: Rng,
     rng_channel: Rng,
     rng_scheme: Rng,
@@ -169,7 +171,8 @@ impl Sim {
             Ev::Rto { flow } => self.on_rto(flow),
             Ev::Pace { flow } => self.on_pace(flow),
             Ev::DelAck { flow } => self.on_delack(flow),
-            Ev::SchemeTimer { node, token } => self.on_scheme_timer(node, token),
+            Ev::SchemeWake { node } => self.on_scheme_wake(node),
+            Ev::CodingPoll { node } => self.on_coding_poll(node),
             Ev::Sample => self.on_sample(),
             Ev::MeasureStart => {
                 for f in &mut self.flows {

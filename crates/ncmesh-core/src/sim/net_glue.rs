@@ -35,9 +35,8 @@ impl Sim {
             }
             Forward::Drop(why) => self.drop_packet(n, why),
             Forward::Send(hops) => {
-                let h = hops[0].node;
-                self.with_scheme(n, |s, cx| s.enqueue(cx, p, h));
-                let q = self.nodes[n as usize].scheme.queue_len() as u64;
+                self.with_scheme(n, |s, cx| s.enqueue(cx, p, &hops));
+                let q = self.nodes[n as usize].scheme.occupancy().queued as u64;
                 let st = &mut self.nodes[n as usize].stats;
                 st.queue_max = st.queue_max.max(q);
                 self.mac_packet_ready(n);
@@ -314,7 +313,7 @@ impl Sim {
             });
         }
         for (i, nd) in self.nodes.iter().enumerate() {
-            let q = nd.scheme.queue_len() as u64;
+            let q = nd.scheme.occupancy().queued as u64;
             self.node_series.push(crate::metrics::NodeSample {
                 t_s: t,
                 node: i as u32,

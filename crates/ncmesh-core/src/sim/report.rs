@@ -50,7 +50,7 @@ impl Sim {
             .nodes
             .iter()
             .map(|nd| {
-                let held = nd.scheme.held() as u64
+                let held = nd.scheme.occupancy().held as u64
                     + nd.dcf
                         .job
                         .as_ref()

@@ -11,22 +11,30 @@ use super::payload;
 use super::pool::{nb_key, ExpiringSet, PacketPool};
 use super::queue::{Code, OutputQueue, QueueCx};
 use super::{XorCounters, XorParams};
-use crate::coding::{Body, Frame, OutFrame};
+use crate::coding::timers::Timers;
+use crate::coding::{Addressed, Body, Occupancy, OutFrame, PollAt, Rx};
 use crate::coding::{CodingScheme, SchemeCx, TxOutcome};
 use crate::engine::Time;
-use crate::net::{DropReason, NodeId, Packet, BROADCAST};
+use crate::net::{DropReason, NextHop, NodeId, Packet, BROADCAST};
 use crate::phy::timing::LLC_BYTES;
 use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// Timer tokens: kind in the top byte, an id below.
-const T_ACKS: u64 = 1 << 56;
-const T_RETX: u64 = 2 << 56;
-const T_TICK: u64 = 3 << 56;
-const T_REPORTS: u64 = 4 << 56;
-const T_ORDER: u64 = 5 << 56;
-const T_KIND: u64 = 0xff << 56;
+/// The layer's timers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Timer {
+    /// Fresh acks wait at most `control_delay` for a frame to carry them.
+    Acks,
+    /// Fresh reception reports wait at most `report_interval`.
+    Reports,
+    /// The queue's periodic maintenance pass.
+    Tick,
+    /// The ordering agent's earliest gap deadline.
+    Order,
+    /// The asynchronous ack of pending native `id` is overdue.
+    Retx(u64),
+}
 
 /// How long delivered uids are remembered to drop duplicates of retransmissions.
 const DUPLICATE_MEMORY: Time = 2_000_000_000;
@@ -45,7 +53,7 @@ pub struct XorScheme {
     queue: Box<dyn OutputQueue>,
     /// Period of the queue's maintenance pass (NCAQM Alg. 1), 0 for none.
     tick: Time,
-    tick_armed: bool,
+    timers: Timers<Timer>,
     pool: PacketPool,
     /// nb_key(neighbour, uid): the neighbour holds the packet (report or its own send).
     reported: ExpiringSet,
@@ -54,8 +62,6 @@ pub struct XorScheme {
     delivered: ExpiringSet,
     prev_hops: VecDeque<(u64, NodeId)>,
     news: Announcements,
-    acks_armed: bool,
-    reports_armed: bool,
     control_due: bool,
     /// The natives of the frame in the MAC (without their packets, which the frame holds).
     in_flight: SmallVec<[Native; 4]>,
@@ -63,7 +69,6 @@ pub struct XorScheme {
     early_acks: VecDeque<(u64, NodeId)>,
     groups: Groups,
     ordering: Option<Ordering>,
-    order_armed: Option<Time>,
     next_id: u64,
     pub counters: XorCounters,
 }
@@ -79,18 +84,15 @@ impl XorScheme {
             p,
             queue,
             tick,
-            tick_armed: false,
+            timers: Timers::default(),
             prev_hops: VecDeque::with_capacity(PREV_HOP_MEMORY),
             news: Announcements::default(),
-            acks_armed: false,
-            reports_armed: false,
             control_due: false,
             in_flight: SmallVec::new(),
             pending: Vec::new(),
             early_acks: VecDeque::with_capacity(EARLY_ACK_MEMORY),
             groups: Groups::default(),
             ordering,
-            order_armed: None,
             next_id: 0,
             counters: XorCounters::default(),
         }
@@ -127,20 +129,20 @@ impl XorScheme {
 
     /// Acks wait at most control_delay, reports alone report_interval, for a frame.
     fn arm_control(&mut self, cx: &mut SchemeCx) {
-        if !self.acks_armed && self.news.fresh_acks() {
-            self.acks_armed = true;
-            cx.set_timer(cx.now + self.p.control_delay, T_ACKS);
+        if !self.timers.is_set(Timer::Acks) && self.news.fresh_acks() {
+            let at = cx.now + self.p.control_delay;
+            self.timers.set(cx, at, Timer::Acks);
         }
-        if !self.reports_armed && self.news.fresh_reports() {
-            self.reports_armed = true;
-            cx.set_timer(cx.now + self.p.report_interval, T_REPORTS);
+        if !self.timers.is_set(Timer::Reports) && self.news.fresh_reports() {
+            let at = cx.now + self.p.report_interval;
+            self.timers.set(cx, at, Timer::Reports);
         }
     }
 
     fn arm_tick(&mut self, cx: &mut SchemeCx) {
-        if self.tick > 0 && !self.tick_armed && self.queue.slots() > 1 {
-            self.tick_armed = true;
-            cx.set_timer(cx.now + self.tick, T_TICK);
+        if self.tick > 0 && !self.timers.is_set(Timer::Tick) && self.queue.slots() > 1 {
+            let at = cx.now + self.tick;
+            self.timers.set(cx, at, Timer::Tick);
         }
     }
 
@@ -267,9 +269,8 @@ impl XorScheme {
 
     /// One timer for the ordering agent: the earliest deadline of its gaps.
     fn arm_order(&mut self, cx: &mut SchemeCx, at: Time) {
-        if self.order_armed.is_none_or(|t| at < t) {
-            self.order_armed = Some(at);
-            cx.set_timer(at, T_ORDER | (at & !T_KIND));
+        if self.timers.deadline(Timer::Order).is_none_or(|t| at < t) {
+            self.timers.set(cx, at, Timer::Order);
         }
     }
 
@@ -280,6 +281,7 @@ impl XorScheme {
             .position(|q| q.native.pkt.uid == uid && q.native.next_hop == from)
         {
             let q = self.pending.swap_remove(i);
+            self.timers.cancel(Timer::Retx(q.id));
             self.groups.resolve(q.native.bound);
             cx.handed_over(1);
         } else if self
@@ -296,7 +298,7 @@ impl XorScheme {
     }
 
     /// A coded frame: decode the natives this node is the next hop of.
-    fn decode(&mut self, cx: &mut SchemeCx, frame: &Frame, body: &Body, h: &XorHeader) {
+    fn decode(&mut self, cx: &mut SchemeCx, from: NodeId, body: &Body, h: &XorHeader) {
         let me = cx.node;
         for (i, &nh) in h.next_hops.iter().enumerate() {
             if nh != me {
@@ -328,14 +330,14 @@ impl XorScheme {
                     .as_ref()
                     .map(|_| payload::recover(coded, others, len));
             }
-            self.news.ack(frame.tx, pkt.uid);
+            self.news.ack(from, pkt.uid);
             self.pool.insert(cx.now, &pkt);
-            self.accept(cx, pkt, frame.tx);
+            self.accept(cx, pkt, from);
         }
     }
 
     /// A two-hop code for this node to forward undecoded (BFLY, seed 000 §VII).
-    fn forward_two_hop(&mut self, cx: &mut SchemeCx, frame: &Frame, body: &Body, h: &XorHeader) {
+    fn forward_two_hop(&mut self, cx: &mut SchemeCx, from: NodeId, body: &Body, h: &XorHeader) {
         if body
             .packets
             .iter()
@@ -351,7 +353,7 @@ impl XorScheme {
             .collect();
         self.groups.open(&members);
         for p in &body.packets {
-            self.accept(cx, p.clone(), frame.tx);
+            self.accept(cx, p.clone(), from);
         }
     }
 
@@ -362,7 +364,9 @@ impl XorScheme {
 }
 
 impl CodingScheme for XorScheme {
-    fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, next_hop: NodeId) {
+    fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]) {
+        // COPE codes for the routed next hop (one per packet).
+        let next_hop = hops[0].node;
         let prev_hop = self
             .prev_hops
             .iter()
@@ -390,11 +394,15 @@ impl CodingScheme for XorScheme {
         self.arm_tick(cx);
     }
 
-    fn has_frame(&self) -> bool {
-        self.queue.packets() > 0 || self.control_due
+    fn poll_at(&self, _now: Time) -> PollAt {
+        if self.queue.packets() > 0 || self.control_due {
+            PollAt::Now
+        } else {
+            PollAt::Idle
+        }
     }
 
-    fn next_frame(&mut self, cx: &mut SchemeCx) -> Option<OutFrame> {
+    fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame> {
         let others = self.queue.packets();
         match self.with_queue(cx, |q, qcx| q.pop(qcx)) {
             Some(code) => {
@@ -412,42 +420,42 @@ impl CodingScheme for XorScheme {
         }
     }
 
-    fn on_frame(&mut self, cx: &mut SchemeCx, frame: &Frame, addressed: bool) {
-        let Some(body) = &frame.data else { return };
-        let me = cx.node;
+    fn handle_rx(&mut self, cx: &mut SchemeCx, rx: Rx<'_>) {
+        let (body, from) = (rx.body, rx.tx);
+        let to_me = rx.addressed == Addressed::ToMe;
         let now = cx.now;
         let header = body.header_as::<XorHeader>();
         if let Some(h) = header {
             for &(_, uid) in &h.reports {
-                self.reported.insert(now, nb_key(frame.tx, uid));
+                self.reported.insert(now, nb_key(from, uid));
             }
             if let Some(t) = h.reports_complete_at {
-                match self.horizon.iter_mut().find(|(n, _)| *n == frame.tx) {
+                match self.horizon.iter_mut().find(|(n, _)| *n == from) {
                     Some(e) => e.1 = e.1.max(t),
-                    None => self.horizon.push((frame.tx, t)),
+                    None => self.horizon.push((from, t)),
                 }
             }
             for &(nb, uid) in &h.acks {
-                if nb == me {
-                    self.on_ack(cx, frame.tx, uid);
+                if nb == cx.node {
+                    self.on_ack(cx, from, uid);
                 }
             }
         }
         // The transmitter holds whatever it sent (as a packet or inside its XOR).
         for p in &body.packets {
-            self.reported.insert(now, nb_key(frame.tx, p.uid));
+            self.reported.insert(now, nb_key(from, p.uid));
         }
         match header {
             Some(h) if h.is_two_hop() => {
-                if addressed && frame.rx == me {
-                    self.forward_two_hop(cx, frame, body, h);
+                if to_me {
+                    self.forward_two_hop(cx, from, body, h);
                 }
             }
-            Some(h) if h.is_coded() => self.decode(cx, frame, body, h),
+            Some(h) if h.is_coded() => self.decode(cx, from, body, h),
             _ => {
                 if let Some(p) = body.packets.first() {
-                    if addressed && frame.rx == me {
-                        self.accept(cx, p.clone(), frame.tx);
+                    if to_me {
+                        self.accept(cx, p.clone(), from);
                     } else if self.pool.insert(now, p) {
                         // Opportunistic listening: keep it and tell the neighbours.
                         self.news.report(p.src, p.uid);
@@ -458,7 +466,7 @@ impl CodingScheme for XorScheme {
         self.arm_control(cx);
     }
 
-    fn on_tx_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome) {
+    fn handle_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome) {
         let two_hop = frame
             .body
             .header_as::<XorHeader>()
@@ -494,27 +502,28 @@ impl CodingScheme for XorScheme {
             // the MAC ACK of the pseudo-broadcast says nothing about decoding.
             self.next_id += 1;
             let id = self.next_id;
-            cx.set_timer(cx.now + self.p.ack_timeout, T_RETX | id);
+            self.timers
+                .set(cx, cx.now + self.p.ack_timeout, Timer::Retx(id));
             self.pending.push(Pending { id, native: n });
         }
     }
 
-    fn on_timer(&mut self, cx: &mut SchemeCx, token: u64) {
-        match token & T_KIND {
-            T_ACKS => {
-                self.acks_armed = false;
+    fn handle_timeout(&mut self, cx: &mut SchemeCx) {
+        let Some(t) = self.timers.pop_due(cx.now) else {
+            return;
+        };
+        match t {
+            Timer::Acks => {
                 if self.news.fresh_acks() {
                     self.control_due = true;
                 }
             }
-            T_REPORTS => {
-                self.reports_armed = false;
+            Timer::Reports => {
                 if self.news.fresh_reports() {
                     self.control_due = true;
                 }
             }
-            T_RETX => {
-                let id = token & !T_KIND;
+            Timer::Retx(id) => {
                 let Some(i) = self.pending.iter().position(|q| q.id == id) else {
                     return;
                 };
@@ -526,11 +535,7 @@ impl CodingScheme for XorScheme {
                     self.with_queue(cx, |queue, qcx| queue.push_front(qcx, q.native));
                 }
             }
-            T_ORDER => {
-                if self.order_armed != Some(token & !T_KIND) {
-                    return; // superseded by an earlier deadline
-                }
-                self.order_armed = None;
+            Timer::Order => {
                 let mut out = Vec::new();
                 let next = self
                     .ordering
@@ -543,24 +548,21 @@ impl CodingScheme for XorScheme {
                     self.arm_order(cx, at);
                 }
             }
-            T_TICK => {
-                self.tick_armed = false;
+            Timer::Tick => {
                 self.with_queue(cx, |q, qcx| q.tick(qcx));
                 self.arm_tick(cx);
             }
-            _ => {}
         }
     }
 
-    fn queue_len(&self) -> usize {
-        self.queue.packets()
-    }
-
-    fn held(&self) -> usize {
-        self.queue.packets()
-            + self.pending.len()
-            + self.groups.waiting()
-            + self.ordering.as_ref().map_or(0, |o| o.held())
+    fn occupancy(&self) -> Occupancy {
+        Occupancy {
+            queued: self.queue.packets(),
+            held: self.queue.packets()
+                + self.pending.len()
+                + self.groups.waiting()
+                + self.ordering.as_ref().map_or(0, |o| o.held()),
+        }
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {

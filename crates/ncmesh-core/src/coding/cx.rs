@@ -1,0 +1,101 @@
+//! What a scheme sees of its node during a call, and the effects it asks for.
+
+use crate::engine::{Rng, Time};
+use crate::net::{DropReason, NextHops, NodeId, Packet, PathCost, Routes};
+use crate::phy::loss::LossModel;
+use crate::phy::Channel;
+
+/// What a scheme asks of its node during a callback; applied by the simulator after.
+#[derive(Default)]
+pub struct SchemeOut {
+    /// Packets decoded at this node, handed to the network layer.
+    pub deliver: Vec<Packet>,
+    /// Packets the scheme discards, with the reason.
+    pub drops: Vec<(Packet, DropReason)>,
+    /// Packets taken from the MAC that the scheme keeps for now: they count as
+    /// received by the node, and reach the network layer later through `release`.
+    pub absorbed: u64,
+    /// Packets absorbed earlier, now handed to the network layer.
+    pub release: Vec<Packet>,
+    /// Packet instances whose transfer to the next hop completed.
+    pub handed_over: u64,
+    /// Times at which the scheme wants `handle_timeout` called, one call each.
+    pub wakes: Vec<Time>,
+}
+
+/// The node's view offered to a scheme callback.
+pub struct SchemeCx<'a> {
+    /// The current time.
+    pub now: Time,
+    /// This node.
+    pub node: NodeId,
+    /// The network's routes (next hops, paths, costs).
+    pub routes: &'a Routes,
+    /// Who hears whom, and the links' delivery estimates.
+    pub channel: &'a Channel,
+    /// The scenario's extra loss rules (`[[loss]]`).
+    pub loss: &'a LossModel,
+    /// This node's random stream for its coding layer.
+    pub rng: &'a mut Rng,
+    /// Room in the interface queue now (the scenario's capacity less the frame the
+    /// MAC holds), packets.
+    pub queue_capacity: usize,
+    /// Where the effects go.
+    pub out: &'a mut SchemeOut,
+}
+
+impl SchemeCx<'_> {
+    /// Hands a packet this node received from the MAC (decoded) to the network layer.
+    pub fn deliver(&mut self, p: Packet) {
+        self.out.deliver.push(p);
+    }
+    /// Discards a packet the scheme held.
+    pub fn drop_packet(&mut self, p: Packet, why: DropReason) {
+        self.out.drops.push((p, why));
+    }
+    /// This node received `n` packets from the MAC that the scheme holds back.
+    pub fn absorb(&mut self, n: u64) {
+        self.out.absorbed += n;
+    }
+    /// Hands a packet held back since [`absorb`](Self::absorb) to the network layer.
+    pub fn release(&mut self, p: Packet) {
+        self.out.release.push(p);
+    }
+    /// `n` packet instances reached the next hop (acknowledged): they leave this node.
+    pub fn handed_over(&mut self, n: u64) {
+        self.out.handed_over += n;
+    }
+    /// Asks for one `handle_timeout` call at `at` (now, if `at` has passed). Typed
+    /// timers (`timers::Timers`) call this for the scheme.
+    pub fn wake_at(&mut self, at: Time) {
+        self.out.wakes.push(at);
+    }
+    /// Estimated probability that a data frame a -> b gets through now, without
+    /// interference: the channel's link estimate and the loss rules in force.
+    pub fn delivery_prob(&self, a: NodeId, b: NodeId) -> f64 {
+        link_delivery(self.channel, self.loss, a, b, self.now)
+    }
+    /// Next hop from this node for a packet of `flow` towards `dst`.
+    pub fn next_hop(&self, dst: NodeId, flow: u32) -> Option<NodeId> {
+        self.routes.next_hop(self.node, dst, flow)
+    }
+    /// Every candidate next hop from this node for a packet of `flow` towards `dst`,
+    /// cheapest first, with its cost.
+    pub fn next_hops(&self, dst: NodeId, flow: u32) -> NextHops {
+        self.routes.next_hops(self.node, dst, flow)
+    }
+    /// Distance from this node to `dst` in hops and in ETX (None: unreachable).
+    pub fn cost(&self, dst: NodeId) -> Option<PathCost> {
+        self.routes.cost(self.node, dst)
+    }
+}
+
+/// Probability that a data frame a -> b sent at `now` gets through without
+/// interference: the channel's link estimate times the loss rules' pass rate.
+pub fn link_delivery(channel: &Channel, loss: &LossModel, a: NodeId, b: NodeId, now: Time) -> f64 {
+    let p = channel.delivery_prob(a, b);
+    if p == 0.0 || loss.is_empty() {
+        return p;
+    }
+    p * (1.0 - loss.rate(a, b, now, true))
+}
