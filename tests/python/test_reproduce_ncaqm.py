@@ -25,7 +25,7 @@ def test_registered_with_parts():
                                                  "butterfly-buffer-two-hop", "butterfly-capacity-two-hop"} <= set(parts)
         assert "bfly" in parts["butterfly-buffer"]["grid"]["scheme.name"]
         assert parts["butterfly-buffer-two-hop"]["grid"]["scheme.name"] == ["ncaqm"]
-        assert parts["butterfly-buffer-two-hop"]["base"]["set"]["scheme.two_hop"] is True
+        assert parts["butterfly-buffer-two-hop"]["base"]["set"]["scheme.xor.two_hop"] is True
         for spec in parts.values():
             assert load_sweep(spec).runs()
             assert spec["seeds"]["count"] == (ncaqm.QUICK if quick else ncaqm.FULL)["seeds"]

@@ -85,12 +85,12 @@ def cases() -> dict[str, tuple[Scenario, int]]:
                 ov = dict(CODED)
                 ov["scheme.name"] = scheme.removesuffix("-two-hop")
                 if scheme.endswith("two-hop"):
-                    ov["scheme.two_hop"] = True
+                    ov["scheme.xor.two_hop"] = True
                 ov["simulation.payload_bytes"] = payload
                 out[f"{topo}-{scheme}{'-payload' if payload else ''}"] = (_sc(topo, o, ov), 2)
     # Encode Once, a 60-packet buffer, a COPE cross of 120 s (the benchmark run)
     out["cross-cope-encode-once"] = (_sc("cross", {"duration": 30}, {**CODED, "scheme.name": "cope",
-                                                                     "scheme.encode_once": True}), 4)
+                                                                     "scheme.xor.encode_once": True}), 4)
     out["x-ncaqm-buffer60"] = (_sc("x", {"duration": 30, "spacing": 150.0},
                                    {**CODED, "scheme.name": "ncaqm", "mac.queue_packets": 60}), 5)
     out["cross-cope-120s"] = (_sc("cross", {"duration": 120}, {**CODED, "scheme.name": "cope"}), 1)

@@ -448,7 +448,7 @@ fn a_cope_run_captures_coded_frames_that_tshark_reads() {
     let mut s = build("x", &BuildOptions::new().with("spacing", 150.0)).unwrap();
     s.simulation.duration_s = 4.0;
     s.simulation.measure_start_s = 1.0;
-    s.scheme.name = SchemeName::Cope;
+    s.scheme.name = "cope".into();
     let (trace, n) = traced(&s);
     let dir = tmp_dir("cope");
     write_pcaps(&trace, n, &dir).unwrap();

@@ -15,7 +15,7 @@ Seed 001 (Xu, Bai, Wu, Ding, ns-2): FTP bulk flows over 2 Mbit/s 802.11 with RTS
 few, ap) with and without COPE (`scheme.name = "cope"`) on a chain of 200 m hops
 (Fig. 3), the 5-node X-I (Fig. 5) and the 9-node X-II with two 4-hop flows crossing at a
 shared centre node (Fig. 7, built here as an explicit scenario with routes); COPE with
-Encode Once (`scheme.encode_once`, Fig. 8) and network-coding-aware TCP-AP
+Encode Once (`scheme.xor.encode_once`, Fig. 8) and network-coding-aware TCP-AP
 (`tcp.variant = "nc-aware"`, Fig. 9). The metric is network goodput (sum of the flows'
 goodputs), mean over seeds with a 95% confidence interval. The paper printed no numbers
 for its figures; its claims stand beside ours as the reference column.
@@ -90,7 +90,7 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
                   "seeds": seeds},
         "x1": {"name": f"{NAME}-x1", "base": _base("x", {"spacing": X1_SPACING_M}, size["duration"]),
                "grid": {"tcp.variant": VARIANTS + ["nc-aware"], "scheme.name": ["none", "cope"],
-                        "scheme.encode_once": [False, True]},
+                        "scheme.xor.encode_once": [False, True]},
                "seeds": seeds},
         "x2": {"name": f"{NAME}-x2", "base": _base("x", {"spacing": SPACING_M}, size["duration"], x2_scenario_set()),
                "grid": {"tcp.variant": VARIANTS, "scheme.name": ["none", "cope"]}, "seeds": seeds},
@@ -104,8 +104,8 @@ def sweep(quick: bool = False) -> dict:
 
 def _cfg(df, variant, scheme, eo=False):
     m = (df["tcp.variant"] == variant) & (df["scheme.name"] == scheme)
-    if "scheme.encode_once" in df.columns:
-        m &= df["scheme.encode_once"] == eo
+    if "scheme.xor.encode_once" in df.columns:
+        m &= df["scheme.xor.encode_once"] == eo
     return df[m]
 
 
@@ -131,10 +131,10 @@ def analyze(results: dict, quick: bool = False):
                                 "duration_s": (QUICK if quick else FULL)["duration"], "chain_hops": CHAIN_HOPS,
                                 "queue_packets": QUEUE_PACKETS, "packet_bytes": PACKET_BYTES}}
     chain = per_run_total(results["chain"], ["hops", "tcp.variant", "scheme.name"])
-    x1 = per_run_total(results["x1"], ["tcp.variant", "scheme.name", "scheme.encode_once"])
+    x1 = per_run_total(results["x1"], ["tcp.variant", "scheme.name", "scheme.xor.encode_once"])
     x2 = per_run_total(results["x2"], ["tcp.variant", "scheme.name"])
     # "none" with encode_once = true is the same protocol (no coding); keep encode_once = false for noNC.
-    x1 = x1[~((x1["scheme.name"] == "none") & (x1["scheme.encode_once"]))]
+    x1 = x1[~((x1["scheme.name"] == "none") & (x1["scheme.xor.encode_once"]))]
     n_seeds = int(chain.groupby(["hops", "tcp.variant", "scheme.name"]).size().max()) if len(chain) else 0
     summary["seeds"] = n_seeds
 
@@ -283,7 +283,7 @@ def analyze(results: dict, quick: bool = False):
     # ---------------- coding counters on X-I, X-II and the 4-hop chain
     crow = []
     for label, part, keys, pick in (
-            ("X-I", "x1", ["tcp.variant", "scheme.name", "scheme.encode_once"], None),
+            ("X-I", "x1", ["tcp.variant", "scheme.name", "scheme.xor.encode_once"], None),
             ("X-II", "x2", ["tcp.variant", "scheme.name"], None),
             ("chain 4 hops", "chain", ["hops", "tcp.variant", "scheme.name"], ("hops", 4))):
         c = per_run_counters(results[part], keys)

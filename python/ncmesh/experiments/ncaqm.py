@@ -23,7 +23,7 @@ interval. The paper's Table I numbers and the NUM optimum (computed here by `ncm
 stand beside ours. Values the paper lost (buffer, capacity, packet size, run length) are
 named constants of this module; see the notes. On the butterfly (Fig. 9) the schemes are
 TCP+BFLY (`"bfly"`: COPE's FIFO plus two-hop butterfly codes) and TCP+NCAQM over two-hop
-coding (`"ncaqm"` with `scheme.two_hop = true`), as in the paper, plus one-hop TCP+COPE
+coding (`"ncaqm"` with `scheme.xor.two_hop = true`), as in the paper, plus one-hop TCP+COPE
 and one-hop TCP+NCAQM as extra series.
 """
 
@@ -59,7 +59,7 @@ LABELS = {"none": "TCP+noNC", "cope": "TCP+COPE", "ncaqm": "TCP+NCAQM"}
 COLORS = {"none": "#555555", "cope": "#1f77b4", "ncaqm": "#d62728"}
 TOPOLOGIES = ["alice-bob", "x", "cross", "grid"]
 # Fig. 9 (butterfly): the paper's TCP+BFLY and TCP+NCAQM (over two-hop coding), plus one-hop COPE
-# and one-hop NCAQM as extra series. "ncaqm" here is NCAQM with scheme.two_hop = true (its own
+# and one-hop NCAQM as extra series. "ncaqm" here is NCAQM with scheme.xor.two_hop = true (its own
 # part of the sweep, "butterfly-<buffer|capacity>-two-hop"); "ncaqm_one_hop" is the plain "ncaqm" runs.
 BFLY_SCHEMES = ["none", "cope", "ncaqm_one_hop", "bfly", "ncaqm"]
 BFLY_LABELS = {"none": "TCP+noNC", "cope": "TCP+COPE (one-hop)", "ncaqm_one_hop": "TCP+NCAQM (one-hop)",
@@ -120,7 +120,7 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
     for kind, key, values in (("buffer", "mac.queue_packets", BUFFERS), ("capacity", "mac.data_rate_mbps", CAPACITIES)):
         parts[f"butterfly-{kind}"]["grid"] = {key: values, "scheme.name": ["none", "cope", "ncaqm", "bfly"]}
         base = _base(*TOPO_OPTIONS["butterfly"], size["duration"])
-        base["set"]["scheme.two_hop"] = True
+        base["set"]["scheme.xor.two_hop"] = True
         parts[f"butterfly-{kind}-two-hop"] = {"name": f"{NAME}-butterfly-{kind}-two-hop", "base": base,
                                              "grid": {key: values, "scheme.name": ["ncaqm"]}, "seeds": seeds}
     parts["wheel"] = {"name": f"{NAME}-wheel", "base": _base("wheel", {}, size["duration"]),
@@ -345,7 +345,7 @@ def analyze(results: dict, quick: bool = False):
     figures.append(FigureOut(
         "fig9_butterfly", "Fig. 9: butterfly, total throughput and improvement vs buffer size and capacity", fig,
         f"Top: total throughput, mean ± 95% CI over seeds. Bottom: improvement over TCP+noNC, paired per seed. "
-        f"TCP+BFLY: COPE's FIFO plus two-hop codes; TCP+NCAQM (two-hop): NCAQM with scheme.two_hop = true (the "
+        f"TCP+BFLY: COPE's FIFO plus two-hop codes; TCP+NCAQM (two-hop): NCAQM with scheme.xor.two_hop = true (the "
         f"paper's NCAQM on the butterfly); one-hop COPE and NCAQM are extra series. Stars: the paper's numbers "
         f"(small buffer set at {PAPER_FIG9['small']['buffer']}, large at {PAPER_FIG9['large']['buffer']} packets); "
         f"dotted: the NUM optimum with BFLY ({opt9['bfly']:.0f}%). Capacity panels at buffer {BUFFER_PACKETS}, "
@@ -430,7 +430,7 @@ def analyze(results: dict, quick: bool = False):
         "(drawn by the builder seed, which follows the run seed: every replicate has its own start times, the "
         "same for every scheme)", f"X radius {X_SPACING_M:g} m",
         f"grid {GRID}, one random layout and set of flows per seed"]) + ".")
-    notes.append("Fig. 9: TCP+NCAQM is NCAQM over two-hop coding (scheme.two_hop = true, its own sweep parts "
+    notes.append("Fig. 9: TCP+NCAQM is NCAQM over two-hop coding (scheme.xor.two_hop = true, its own sweep parts "
                  "butterfly-*-two-hop, same seeds); TCP+BFLY is scheme \"bfly\"; one-hop COPE and NCAQM are extras.")
     if quick:
         notes.append(f"Quick mode: {QUICK['seeds']} seeds, {QUICK['duration']:g} s runs; the full mode has "

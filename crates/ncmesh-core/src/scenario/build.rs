@@ -11,8 +11,9 @@
 //! `Rng::stream(seed, 0, Builder)`; random flow start times from
 //! `Rng::stream(seed, 1, Builder)`, so changing the timing never moves a node.
 
+use super::check::fnum;
 use super::schema::*;
-use super::validate::{fnum, validate};
+use super::validate::validate;
 use super::ScenarioError;
 use crate::engine::{Rng, StreamPurpose};
 use serde::{Deserialize, Serialize};

@@ -6,8 +6,10 @@ use super::schema::*;
 use super::validate::{default_cw, std_name};
 use std::fmt::Write;
 
+use toml_float as f;
+
 /// TOML float: shortest round-trip form; nan / inf spelled the TOML way.
-fn f(v: f64) -> String {
+pub(crate) fn toml_float(v: f64) -> String {
     if v.is_nan() {
         "nan".into()
     } else if v.is_infinite() {
@@ -235,27 +237,7 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "nc_lambda", f(c.nc_lambda));
 
     o.push_str("\n[scheme]\n");
-    kv(&mut o, "name", name(&sc.scheme.name));
-    let k = &sc.scheme;
-    o.push_str("# name = \"cope\", \"ncaqm\", \"bfly\"\n");
-    kv(&mut o, "encode_once", k.encode_once.to_string());
-    kv(&mut o, "pool_time_s", f(k.pool_time_s));
-    kv(&mut o, "threshold", f(k.threshold));
-    kv(&mut o, "guess", k.guess.to_string());
-    kv(&mut o, "control_delay_s", f(k.control_delay_s));
-    kv(&mut o, "report_interval_s", f(k.report_interval_s));
-    kv(&mut o, "ack_timeout_s", f(k.ack_timeout_s));
-    kv(&mut o, "ordering_timeout_s", f(k.ordering_timeout_s));
-    kv(
-        &mut o,
-        "max_retransmissions",
-        k.max_retransmissions.to_string(),
-    );
-    kv(&mut o, "max_code", k.max_code.to_string());
-    kv(&mut o, "two_hop", k.two_hop.to_string());
-    o.push_str("# name = \"ncaqm\"\n");
-    kv(&mut o, "recode_interval_s", f(k.recode_interval_s));
-    kv(&mut o, "split_window", k.split_window.to_string());
+    crate::coding::registry::emit(&sc.scheme, &mut o, s);
 
     if sc.nodes.is_empty() {
         o.push_str("\n# no [[nodes]]\n");

@@ -29,6 +29,30 @@ pub(crate) fn path_string(path: &Path) -> String {
     out
 }
 
+/// Fields of earlier versions of the format, and what replaced them.
+const MOVED: &[(&str, &str)] = &[
+    (
+        "routing.disjoint_paths",
+        "routing.paths (reinforced paths per flow, which multipath schemes use)",
+    ),
+    ("scheme.encode_once", "scheme.xor.encode_once"),
+    ("scheme.pool_time_s", "scheme.xor.pool_time_s"),
+    ("scheme.threshold", "scheme.xor.threshold"),
+    ("scheme.guess", "scheme.xor.guess"),
+    ("scheme.control_delay_s", "scheme.xor.control_delay_s"),
+    ("scheme.report_interval_s", "scheme.xor.report_interval_s"),
+    ("scheme.ack_timeout_s", "scheme.xor.ack_timeout_s"),
+    ("scheme.ordering_timeout_s", "scheme.xor.ordering_timeout_s"),
+    (
+        "scheme.max_retransmissions",
+        "scheme.xor.max_retransmissions",
+    ),
+    ("scheme.max_code", "scheme.xor.max_code"),
+    ("scheme.two_hop", "scheme.xor.two_hop"),
+    ("scheme.recode_interval_s", "scheme.ncaqm.recode_interval_s"),
+    ("scheme.split_window", "scheme.ncaqm.split_window"),
+];
+
 /// How to name the table a path points at, for "unknown field ... in X" messages.
 pub(crate) fn table_name(path: &str) -> String {
     if path.is_empty() {
@@ -135,8 +159,12 @@ pub(crate) fn humanize(path: &Path, raw: &str) -> ScenarioError {
                     .join(", ")
             )
         };
+        let path = join(&parent, &field);
+        if let Some((_, now)) = MOVED.iter().find(|(old, _)| *old == path) {
+            return ScenarioError::new(path, format!("this field is now {now}"));
+        }
         return ScenarioError::new(
-            join(&parent, &field),
+            path,
             format!(
                 "unknown field '{field}' in {}; {allowed_txt}",
                 table_name(&parent)

@@ -13,7 +13,8 @@ pub mod schema;
 pub use schema::*;
 
 mod build;
-mod emit;
+pub(crate) mod check;
+pub(crate) mod emit;
 mod errors;
 mod validate;
 

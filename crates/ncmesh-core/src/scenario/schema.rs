@@ -393,74 +393,8 @@ impl Default for TcpCfg {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SchemeName {
-    /// No coding: the interface queue is a plain drop-tail FIFO.
-    None,
-    /// COPE (Katti et al.): natives queued, coded at each transmission opportunity.
-    Cope,
-    /// NCAQM (seed 000 §V): codes stored in the queue, Alg. 1 re-coding, Alg. 2 drops.
-    Ncaqm,
-    /// BFLY (Omiwade et al., seed 000 §VII): two-hop coding on butterflies.
-    Bfly,
-}
-
-/// The network-coding scheme and its parameters (docs/scenario-format.md; values the
-/// papers leave out are in docs/assumptions.md).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SchemeCfg {
-    pub name: SchemeName,
-    /// Encode Once (seed 001 §IV-A): a native is coded at most once.
-    pub encode_once: bool,
-    /// Packet pool lifetime, seconds (COPE §3.1).
-    pub pool_time_s: f64,
-    /// Decodability threshold G (COPE §3.3).
-    pub threshold: f64,
-    /// Guess neighbour state from delivery probabilities (COPE §3.4).
-    pub guess: bool,
-    /// Longest delay of acks before a control frame carries them, seconds.
-    pub control_delay_s: f64,
-    /// Longest delay of reception reports alone before a control frame carries them, s.
-    pub report_interval_s: f64,
-    /// Asynchronous-ack timeout before a coded native is retransmitted, seconds.
-    pub ack_timeout_s: f64,
-    /// COPE's ordering agent: a TCP segment after a gap waits at most this long at its
-    /// destination for the gap to fill, seconds (0: no agent).
-    pub ordering_timeout_s: f64,
-    /// Retransmissions of an unacknowledged coded native.
-    pub max_retransmissions: u32,
-    /// At most this many natives per code (0: no limit).
-    pub max_code: u32,
-    /// Two-hop (butterfly) codes besides one-hop ones; always on for BFLY.
-    pub two_hop: bool,
-    /// NCAQM: period of the re-coding pass (Alg. 1), seconds.
-    pub recode_interval_s: f64,
-    /// NCAQM: transmissions in the traffic-splitting window.
-    pub split_window: u32,
-}
-
-impl Default for SchemeCfg {
-    fn default() -> Self {
-        SchemeCfg {
-            name: SchemeName::None,
-            encode_once: false,
-            pool_time_s: 0.5,
-            threshold: 0.8,
-            guess: true,
-            control_delay_s: 0.01,
-            report_interval_s: 0.1,
-            ack_timeout_s: 0.2,
-            ordering_timeout_s: 0.25,
-            max_retransmissions: 3,
-            max_code: 0,
-            two_hop: false,
-            recode_interval_s: 0.01,
-            split_window: 100,
-        }
-    }
-}
+/// The `[scheme]` table: owned by the coding layer's registry.
+pub use crate::coding::registry::SchemeCfg;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

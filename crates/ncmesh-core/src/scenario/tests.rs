@@ -621,6 +621,26 @@ fn bad_cases() -> Vec<(String, &'static str, Vec<&'static str>)> {
         (with("[channel]\nlinks = [{a = 0, b = 1, p_ab = 1, p_ba = 1}]"), "channel.links", vec!["\"range\"", "only used with model = \"linktable\""]),
         (with("[channel]\nlinks = [{a = 0, b = 1, p_ab = 1, p_ba = 1, q = 2}]"), "channel.links[0].q", vec!["unknown field 'q' in channel.links[0]"]),
         (with("[routing]\npaths = 0"), "routing.paths", vec!["0 is not allowed"]),
+        (
+            with("[routing]\ndisjoint_paths = 2"),
+            "routing.disjoint_paths",
+            vec!["this field is now routing.paths"],
+        ),
+        (
+            with("[scheme]\ntwo_hop = true"),
+            "scheme.two_hop",
+            vec!["this field is now scheme.xor.two_hop"],
+        ),
+        (
+            with("[scheme]\nname = \"xor\""),
+            "scheme.name",
+            vec!["\"xor\" is not a coding scheme", "none, cope, ncaqm, bfly"],
+        ),
+        (
+            with("[scheme.xor]\nthreshold = 1.5"),
+            "scheme.xor.threshold",
+            vec!["1.5 is not allowed", "probability"],
+        ),
         (with("[routing]\nttl = 0"), "routing.ttl", vec!["0 is not allowed", "[1, 255]"]),
         (with("[routing]\nttl = 300"), "routing.ttl", vec!["300 is not allowed"]),
         (with("[tcp]\nmss_bytes = 0"), "tcp.mss_bytes", vec!["0 is not allowed"]),

@@ -5,10 +5,8 @@
 //! Checks that need the channel (is there a route between two nodes?) are not here:
 //! the simulator reports them when it builds the network.
 
+use super::check::*;
 use super::schema::*;
-use super::ScenarioError;
-
-type R = Result<(), ScenarioError>;
 
 /// Largest integer TOML can hold (seeds above it could not be written back).
 const TOML_INT_MAX: u64 = i64::MAX as u64;
@@ -33,84 +31,6 @@ pub(crate) fn default_cw(std: Standard) -> (u32, u32) {
     match std {
         Standard::B => (31, 1023),
         Standard::G => (15, 1023),
-    }
-}
-
-/// Shortest round-trip text of a float (`60.0`, `3.652e-10`, `NaN`, `inf`).
-pub(crate) fn fnum(v: f64) -> String {
-    if v.is_nan() {
-        "NaN".into()
-    } else if v.is_infinite() {
-        if v > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        }
-    } else {
-        format!("{v:?}")
-    }
-}
-
-fn e(field: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
-    ScenarioError::new(field, msg)
-}
-
-fn not_allowed(field: &str, value: impl std::fmt::Display, expected: &str) -> ScenarioError {
-    e(
-        field,
-        format!("{value} is not allowed: expected {expected}"),
-    )
-}
-
-fn finite(field: &str, v: f64, expected: &str) -> R {
-    if v.is_finite() {
-        Ok(())
-    } else {
-        Err(not_allowed(field, fnum(v), expected))
-    }
-}
-
-/// finite and > 0
-fn positive(field: &str, v: f64, unit: &str) -> R {
-    let what = if unit.is_empty() {
-        "a finite number > 0".to_string()
-    } else {
-        format!("a finite number > 0 ({unit})")
-    };
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(not_allowed(field, fnum(v), &what))
-    }
-}
-
-/// finite and >= 0
-fn non_negative(field: &str, v: f64, unit: &str) -> R {
-    let what = if unit.is_empty() {
-        "a finite number >= 0".to_string()
-    } else {
-        format!("a finite number >= 0 ({unit})")
-    };
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        Err(not_allowed(field, fnum(v), &what))
-    }
-}
-
-fn probability(field: &str, v: f64) -> R {
-    if v.is_finite() && (0.0..=1.0).contains(&v) {
-        Ok(())
-    } else {
-        Err(not_allowed(field, fnum(v), "a probability in [0, 1]"))
-    }
-}
-
-fn at_least(field: &str, v: u32, min: u32, what: &str) -> R {
-    if v >= min {
-        Ok(())
-    } else {
-        Err(not_allowed(field, v, what))
     }
 }
 
@@ -150,7 +70,7 @@ pub fn validate(s: &Scenario) -> R {
     mac(&s.mac)?;
     routing(&s.routing)?;
     tcp(&s.tcp)?;
-    scheme(&s.scheme)?;
+    crate::coding::registry::validate(&s.scheme)?;
     for (i, nd) in s.nodes.iter().enumerate() {
         node_cfg(&format!("nodes[{i}]"), nd)?;
     }
@@ -540,36 +460,6 @@ fn tcp(c: &TcpCfg) -> R {
         positive("tcp.ap_link_rate_mbps", r, "Mbit/s")?;
     }
     positive("tcp.nc_lambda", c.nc_lambda, "")?;
-    Ok(())
-}
-
-fn scheme(k: &SchemeCfg) -> R {
-    positive("scheme.pool_time_s", k.pool_time_s, "seconds")?;
-    probability("scheme.threshold", k.threshold)?;
-    positive("scheme.control_delay_s", k.control_delay_s, "seconds")?;
-    positive("scheme.report_interval_s", k.report_interval_s, "seconds")?;
-    positive("scheme.ack_timeout_s", k.ack_timeout_s, "seconds")?;
-    non_negative(
-        "scheme.ordering_timeout_s",
-        k.ordering_timeout_s,
-        "seconds; 0 = no ordering agent",
-    )?;
-    if k.max_retransmissions > 100 {
-        return Err(not_allowed(
-            "scheme.max_retransmissions",
-            k.max_retransmissions,
-            "an integer in [0, 100]",
-        ));
-    }
-    if k.max_code == 1 {
-        return Err(not_allowed(
-            "scheme.max_code",
-            k.max_code,
-            "0 (no limit) or an integer >= 2",
-        ));
-    }
-    positive("scheme.recode_interval_s", k.recode_interval_s, "seconds")?;
-    at_least("scheme.split_window", k.split_window, 1, "an integer >= 1")?;
     Ok(())
 }
 

@@ -7,12 +7,14 @@
 //! - [`hqueue`]: per-flow counts Q_s, virtual h-queue sizes, dominance, Q̃_s.
 //! - [`drop`]: Alg. 2's choice of the packet to drop.
 
+pub mod config;
 pub mod drop;
 pub mod hqueue;
 pub mod split;
 #[cfg(test)]
 pub(crate) mod testutil;
 
+pub use config::NcaqmCfg;
 pub use drop::{choose_drop, choose_flow, DropChoice};
 pub use hqueue::{coded_queue_sizes, flow_counts, hqueue_sizes, FlowCount};
 pub use split::{CodeSig, SplitEstimator};

@@ -6,6 +6,7 @@
 //! codes (`coding::ncaqm`). Encode Once (seed 001 §IV-A) is a flag.
 
 pub mod announce;
+pub mod config;
 pub mod entry;
 pub mod fifo;
 pub mod groups;
@@ -18,6 +19,7 @@ pub mod pool;
 pub mod queue;
 mod scheme;
 
+pub use config::XorCfg;
 pub use params::XorParams;
 pub use scheme::XorScheme;
 

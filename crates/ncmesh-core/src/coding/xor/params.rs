@@ -1,6 +1,5 @@
 //! Parameters of the XOR-coding schemes; defaults in docs/assumptions.md.
 
-use crate::engine::time::secs;
 use crate::engine::Time;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -53,25 +52,6 @@ impl Default for XorParams {
             two_hop: false,
             max_header_items: 64,
             header_repeats: 3,
-        }
-    }
-}
-
-impl From<&crate::scenario::schema::SchemeCfg> for XorParams {
-    fn from(k: &crate::scenario::schema::SchemeCfg) -> Self {
-        XorParams {
-            pool_time: secs(k.pool_time_s),
-            threshold: k.threshold,
-            guess: k.guess,
-            control_delay: secs(k.control_delay_s),
-            report_interval: secs(k.report_interval_s),
-            ack_timeout: secs(k.ack_timeout_s),
-            max_retransmissions: k.max_retransmissions.min(255) as u8,
-            max_code: k.max_code as usize,
-            encode_once: k.encode_once,
-            ordering_timeout: secs(k.ordering_timeout_s),
-            two_hop: k.two_hop || k.name == crate::scenario::schema::SchemeName::Bfly,
-            ..XorParams::default()
         }
     }
 }

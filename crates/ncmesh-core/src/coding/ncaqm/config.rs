@@ -1,0 +1,60 @@
+//! The `[scheme.ncaqm]` table: NCAQM's own settings (Seferoglu & Markopoulou, NCAQM,
+//! §V-A; the values its text copy lost are in docs/assumptions.md).
+
+use super::NcaqmParams;
+use crate::engine::{secs, Time};
+use crate::scenario::check::*;
+use crate::scenario::emit::toml_float;
+use serde::{Deserialize, Serialize};
+
+/// `[scheme.ncaqm]` as written in a scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NcaqmCfg {
+    /// Period of the re-coding pass (Alg. 1), seconds.
+    pub recode_interval_s: f64,
+    /// Transmissions in the traffic-splitting window.
+    pub split_window: u32,
+}
+
+impl Default for NcaqmCfg {
+    fn default() -> Self {
+        NcaqmCfg {
+            recode_interval_s: 0.01,
+            split_window: 100,
+        }
+    }
+}
+
+impl NcaqmCfg {
+    /// Checks every value; `at` is the table's path (`scheme.ncaqm`).
+    pub fn validate(&self, at: &str) -> R {
+        positive(
+            &format!("{at}.recode_interval_s"),
+            self.recode_interval_s,
+            "seconds",
+        )?;
+        at_least(
+            &format!("{at}.split_window"),
+            self.split_window,
+            1,
+            "an integer >= 1",
+        )
+    }
+
+    /// The queue's parameters and the period of its re-coding pass.
+    pub fn params(&self) -> (NcaqmParams, Time) {
+        (
+            NcaqmParams {
+                split_window: self.split_window as usize,
+            },
+            secs(self.recode_interval_s),
+        )
+    }
+
+    /// The table as TOML lines (`key = value`), for the canonical scenario text.
+    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
+        kv("recode_interval_s", toml_float(self.recode_interval_s));
+        kv("split_window", self.split_window.to_string());
+    }
+}

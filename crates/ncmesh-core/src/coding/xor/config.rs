@@ -1,0 +1,121 @@
+//! The `[scheme.xor]` table: parameters of the XOR-coding family (COPE, Encode Once,
+//! BFLY; NCAQM's queue runs inside it too). Values the papers leave out are in
+//! docs/assumptions.md ("Inter-flow XOR coding").
+
+use super::XorParams;
+use crate::engine::secs;
+use crate::scenario::check::*;
+use crate::scenario::emit::toml_float;
+use serde::{Deserialize, Serialize};
+
+/// `[scheme.xor]` as written in a scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct XorCfg {
+    /// Encode Once (Xu et al., TCP with COPE, §IV-A): a native is coded at most once.
+    pub encode_once: bool,
+    /// Packet pool lifetime, seconds (COPE §3.1).
+    pub pool_time_s: f64,
+    /// Decodability threshold G (COPE §3.3).
+    pub threshold: f64,
+    /// Guess neighbour state from delivery probabilities (COPE §3.4).
+    pub guess: bool,
+    /// Longest delay of acks before a control frame carries them, seconds.
+    pub control_delay_s: f64,
+    /// Longest delay of reception reports alone before a control frame carries them, s.
+    pub report_interval_s: f64,
+    /// Asynchronous-ack timeout before a coded native is retransmitted, seconds.
+    pub ack_timeout_s: f64,
+    /// COPE's ordering agent: a TCP segment after a gap waits at most this long at its
+    /// destination for the gap to fill, seconds (0: no agent).
+    pub ordering_timeout_s: f64,
+    /// Retransmissions of an unacknowledged coded native.
+    pub max_retransmissions: u32,
+    /// At most this many natives per code (0: no limit).
+    pub max_code: u32,
+    /// Two-hop (butterfly) codes besides one-hop ones; always on for BFLY.
+    pub two_hop: bool,
+}
+
+impl Default for XorCfg {
+    fn default() -> Self {
+        XorCfg {
+            encode_once: false,
+            pool_time_s: 0.5,
+            threshold: 0.8,
+            guess: true,
+            control_delay_s: 0.01,
+            report_interval_s: 0.1,
+            ack_timeout_s: 0.2,
+            ordering_timeout_s: 0.25,
+            max_retransmissions: 3,
+            max_code: 0,
+            two_hop: false,
+        }
+    }
+}
+
+impl XorCfg {
+    /// Checks every value; `at` is the table's path (`scheme.xor`).
+    pub fn validate(&self, at: &str) -> R {
+        let f = |k: &str| format!("{at}.{k}");
+        positive(&f("pool_time_s"), self.pool_time_s, "seconds")?;
+        probability(&f("threshold"), self.threshold)?;
+        positive(&f("control_delay_s"), self.control_delay_s, "seconds")?;
+        positive(&f("report_interval_s"), self.report_interval_s, "seconds")?;
+        positive(&f("ack_timeout_s"), self.ack_timeout_s, "seconds")?;
+        non_negative(
+            &f("ordering_timeout_s"),
+            self.ordering_timeout_s,
+            "seconds; 0 = no ordering agent",
+        )?;
+        if self.max_retransmissions > 100 {
+            return Err(not_allowed(
+                &f("max_retransmissions"),
+                self.max_retransmissions,
+                "an integer in [0, 100]",
+            ));
+        }
+        if self.max_code == 1 {
+            return Err(not_allowed(
+                &f("max_code"),
+                self.max_code,
+                "0 (no limit) or an integer >= 2",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The layer's parameters; `two_hop` forces two-hop codes (BFLY).
+    pub fn params(&self, two_hop: bool) -> XorParams {
+        XorParams {
+            pool_time: secs(self.pool_time_s),
+            threshold: self.threshold,
+            guess: self.guess,
+            control_delay: secs(self.control_delay_s),
+            report_interval: secs(self.report_interval_s),
+            ack_timeout: secs(self.ack_timeout_s),
+            max_retransmissions: self.max_retransmissions.min(255) as u8,
+            max_code: self.max_code as usize,
+            encode_once: self.encode_once,
+            ordering_timeout: secs(self.ordering_timeout_s),
+            two_hop: self.two_hop || two_hop,
+            ..XorParams::default()
+        }
+    }
+
+    /// The table as TOML lines (`key = value`), for the canonical scenario text.
+    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
+        kv("encode_once", self.encode_once.to_string());
+        kv("pool_time_s", toml_float(self.pool_time_s));
+        kv("threshold", toml_float(self.threshold));
+        kv("guess", self.guess.to_string());
+        kv("control_delay_s", toml_float(self.control_delay_s));
+        kv("report_interval_s", toml_float(self.report_interval_s));
+        kv("ack_timeout_s", toml_float(self.ack_timeout_s));
+        kv("ordering_timeout_s", toml_float(self.ordering_timeout_s));
+        kv("max_retransmissions", self.max_retransmissions.to_string());
+        kv("max_code", self.max_code.to_string());
+        kv("two_hop", self.two_hop.to_string());
+    }
+}
