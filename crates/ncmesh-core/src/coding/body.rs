@@ -59,6 +59,15 @@ pub struct Body {
     pub header: Option<Header>,
 }
 
+/// The same header (the same shared object), or both absent.
+pub(crate) fn same_header(a: &Option<Header>, b: &Option<Header>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        _ => false,
+    }
+}
+
 impl PartialEq for Body {
     fn eq(&self, o: &Body) -> bool {
         self.intended == o.intended
@@ -67,11 +76,7 @@ impl PartialEq for Body {
             && self.msdu_bytes == o.msdu_bytes
             && self.header_bytes == o.header_bytes
             && self.coded_payload == o.coded_payload
-            && match (&self.header, &o.header) {
-                (None, None) => true,
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                _ => false,
-            }
+            && same_header(&self.header, &o.header)
     }
 }
 

@@ -21,6 +21,8 @@ pub struct SchemeOut {
     pub handed_over: u64,
     /// Times at which the scheme wants `handle_timeout` called, one call each.
     pub wakes: Vec<Time>,
+    /// New packets from this node's coding layer (acknowledgements, feedback).
+    pub originate: Vec<Packet>,
 }
 
 /// The node's view offered to a scheme callback.
@@ -64,6 +66,12 @@ impl SchemeCx<'_> {
     /// `n` packet instances reached the next hop (acknowledged): they leave this node.
     pub fn handed_over(&mut self, n: u64) {
         self.out.handed_over += n;
+    }
+    /// Sends a packet of the scheme's own (e.g. an `L4::Control` message) from this
+    /// node; it routes like any packet. Its uid, creation time and TTL are set by the
+    /// simulator.
+    pub fn originate(&mut self, p: Packet) {
+        self.out.originate.push(p);
     }
     /// Asks for one `handle_timeout` call at `at` (now, if `at` has passed). Typed
     /// timers (`timers::Timers`) call this for the scheme.

@@ -15,15 +15,17 @@
 //!   time (typed timers: `timers::Timers`).
 //!
 //! Effects go through `SchemeCx` (deliver, drop, absorb/release, handed over, wake,
-//! originate); every packet instance is accounted for (the node's ledger, checked at
+//! originate); the end-to-end (intra-flow) layer above it is `flow::FlowCoder`; every packet instance is accounted for (the node's ledger, checked at
 //! the end of each run). Each family owns its header (`WireHeader`), counters and
 //! `[scheme.<family>]` table; `registry` is the one table of schemes.
 
 pub mod body;
 pub mod cx;
+pub mod flow;
 pub mod ncaqm;
 pub mod passthrough;
 pub mod registry;
+pub mod symbol;
 pub mod timers;
 pub mod xor;
 
@@ -31,6 +33,8 @@ use crate::engine::Time;
 use crate::net::{NextHop, NodeId, Packet};
 pub use body::{Body, Frame, Header, OutFrame, WireHeader};
 pub use cx::{link_delivery, SchemeCx, SchemeOut};
+pub use flow::{FlowCoder, FlowCx, FlowOut};
+pub use symbol::{CodedSymbol, Coeffs, ControlMsg, Layer, Span};
 
 /// Final outcome of a frame the MAC sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +106,9 @@ pub trait CodingScheme: Send {
     fn handle_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome);
     /// Called once, at its time, for each `SchemeCx::wake_at`.
     fn handle_timeout(&mut self, _cx: &mut SchemeCx) {}
+    /// A control message of this layer from node `from`, addressed to this node
+    /// (already delivered: the scheme only reads it).
+    fn handle_control(&mut self, _cx: &mut SchemeCx, _from: NodeId, _msg: &ControlMsg) {}
     /// Packets held.
     fn occupancy(&self) -> Occupancy;
     /// Appends the scheme's counters (name, value); the names are its family's list in

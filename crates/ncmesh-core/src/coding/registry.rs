@@ -1,14 +1,21 @@
-//! The coding schemes a scenario can name: one table of schemes, one of families. A
+//! The coding schemes a scenario can name: one table of per-hop schemes (`scheme.name`,
+//! the interface queue), one of end-to-end coders (`scheme.intra`), one of families. A
 //! family is a folder of `coding/` with its own `[scheme.<family>]` table, header and
-//! counters; a scheme is a name (`scheme.name`) that makes a node's coding layer from
-//! the family tables. Adding a scheme adds a row here (and, for a new family, its table
-//! to `SchemeCfg`).
+//! counters; a scheme is a name that makes a node's layer from the family tables. Adding
+//! a scheme adds a row here (and, for a new family, its table to `SchemeCfg`).
+//!
+//! Compositions: every node runs the end-to-end coder (if any) above the per-hop one.
+//! A per-hop scheme either codes whatever packets it is given (`Compose::Any`: the XOR
+//! family codes intra-flow combinations as it codes natives, which is ComboCoding's
+//! design) or owns the end-to-end coding of its flows itself (`Compose::Alone`: a
+//! multipath scheme that generates and acknowledges its own combinations), and then runs
+//! only with `scheme.intra = "none"`; validation refuses the rest with the reason.
 
 use super::ncaqm::{NcaqmCfg, NcaqmQueue};
 use super::passthrough::PassThrough;
 use super::xor::fifo::FifoQueue;
 use super::xor::{XorCfg, XorCounters, XorScheme};
-use super::CodingScheme;
+use super::{CodingScheme, FlowCoder};
 use crate::scenario::check::R;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::{Deserialize, Serialize};
@@ -17,8 +24,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SchemeCfg {
-    /// The coding scheme of every node's interface queue (see `SCHEMES`).
+    /// The per-hop coding scheme of every node's interface queue (see `SCHEMES`).
     pub name: String,
+    /// The end-to-end (intra-flow) coder of every node, above it (see `INTRA`).
+    pub intra: String,
     /// XOR-coding family (COPE, Encode Once, BFLY; NCAQM runs inside it).
     pub xor: XorCfg,
     /// NCAQM's queue management.
@@ -29,6 +38,7 @@ impl Default for SchemeCfg {
     fn default() -> Self {
         SchemeCfg {
             name: "none".to_string(),
+            intra: "none".to_string(),
             xor: XorCfg::default(),
             ncaqm: NcaqmCfg::default(),
         }
@@ -43,8 +53,39 @@ pub struct SchemeEntry {
     pub help: &'static str,
     /// The `[scheme.<family>]` tables it reads.
     pub families: &'static [&'static str],
+    /// Which end-to-end coders it runs under.
+    pub compose: Compose,
     make: fn(&Scenario) -> Box<dyn CodingScheme>,
 }
+
+/// Which end-to-end coders a per-hop scheme runs under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compose {
+    /// Any: it codes whatever packets the network layer gives it.
+    Any,
+    /// None: it does the end-to-end coding of its flows itself (the reason, for errors).
+    Alone(&'static str),
+}
+
+/// One end-to-end (intra-flow) coder: its name in `scheme.intra`.
+pub struct IntraEntry {
+    /// The value of `scheme.intra`.
+    pub name: &'static str,
+    /// One line for listings and docs.
+    pub help: &'static str,
+    /// The `[scheme.<family>]` tables it reads.
+    pub families: &'static [&'static str],
+    make: fn(&Scenario) -> Option<Box<dyn FlowCoder>>,
+}
+
+/// Every end-to-end coder ("none": packets pass between transport and network as they
+/// are).
+pub const INTRA: &[IntraEntry] = &[IntraEntry {
+    name: "none",
+    help: "no end-to-end coding",
+    families: &[],
+    make: |_| None,
+}];
 
 /// One family: its table's name and its counters (result columns).
 pub struct FamilyEntry {
@@ -60,12 +101,14 @@ pub const SCHEMES: &[SchemeEntry] = &[
         name: "none",
         help: "no coding: a drop-tail FIFO interface queue, native frames",
         families: &[],
+        compose: Compose::Any,
         make: |s| Box::new(PassThrough::new(s.mac.queue_packets as usize)),
     },
     SchemeEntry {
         name: "cope",
         help: "COPE (Katti et al.): natives queued, XOR-coded at each transmission opportunity",
         families: &["xor"],
+        compose: Compose::Any,
         make: |s| {
             Box::new(XorScheme::new(
                 s.scheme.xor.params(false),
@@ -78,6 +121,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         name: "ncaqm",
         help: "NCAQM (Seferoglu & Markopoulou): codes stored in the queue, re-coding pass, coding-aware drops",
         families: &["xor", "ncaqm"],
+        compose: Compose::Any,
         make: |s| {
             let (p, tick) = s.scheme.ncaqm.params();
             Box::new(XorScheme::new(
@@ -91,6 +135,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         name: "bfly",
         help: "BFLY (Omiwade et al.): COPE's queue with two-hop (butterfly) codes",
         families: &["xor"],
+        compose: Compose::Any,
         make: |s| {
             Box::new(XorScheme::new(
                 s.scheme.xor.params(true),
@@ -123,9 +168,15 @@ pub fn scheme_names() -> Vec<&'static str> {
     SCHEMES.iter().map(|e| e.name).collect()
 }
 
-/// Checks the `[scheme]` table: a known scheme, and every family table's values.
+/// The end-to-end coder called `name`.
+pub fn intra(name: &str) -> Option<&'static IntraEntry> {
+    INTRA.iter().find(|e| e.name == name)
+}
+
+/// Checks the `[scheme]` table: known names, a meaningful composition, and every family
+/// table's values.
 pub fn validate(k: &SchemeCfg) -> R {
-    if scheme(&k.name).is_none() {
+    let Some(hop) = scheme(&k.name) else {
         return Err(ScenarioError::new(
             "scheme.name",
             format!(
@@ -134,15 +185,48 @@ pub fn validate(k: &SchemeCfg) -> R {
                 scheme_names().join(", ")
             ),
         ));
-    }
+    };
+    let Some(flow) = intra(&k.intra) else {
+        let names: Vec<&str> = INTRA.iter().map(|e| e.name).collect();
+        return Err(ScenarioError::new(
+            "scheme.intra",
+            format!(
+                "\"{}\" is not an end-to-end coder: expected one of {}",
+                k.intra,
+                names.join(", ")
+            ),
+        ));
+    };
+    compose(hop, flow)?;
     k.xor.validate("scheme.xor")?;
     k.ncaqm.validate("scheme.ncaqm")
 }
 
-/// The coding layer of one node of scenario `s` (validated).
+/// Can `flow` run above `hop`?
+fn compose(hop: &SchemeEntry, flow: &IntraEntry) -> R {
+    match hop.compose {
+        Compose::Alone(why) if flow.name != "none" => Err(ScenarioError::new(
+            "scheme.intra",
+            format!(
+                "\"{}\" cannot run with scheme.name = \"{}\": {why}; use scheme.intra = \"none\"",
+                flow.name, hop.name
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The per-hop coding layer of one node of scenario `s`.
 pub fn make_scheme(s: &Scenario) -> Result<Box<dyn CodingScheme>, ScenarioError> {
     validate(&s.scheme)?;
     let e = scheme(&s.scheme.name).expect("validated");
+    Ok((e.make)(s))
+}
+
+/// The end-to-end coder of one node of scenario `s`, if it names one.
+pub fn make_flow(s: &Scenario) -> Result<Option<Box<dyn FlowCoder>>, ScenarioError> {
+    validate(&s.scheme)?;
+    let e = intra(&s.scheme.intra).expect("validated");
     Ok((e.make)(s))
 }
 
@@ -162,6 +246,9 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
     let names: Vec<String> = scheme_names().into_iter().map(string).collect();
     out.push_str(&format!("name = {}\n", string(&k.name)));
     out.push_str(&format!("# name = {}\n", names.join(", ")));
+    let intra: Vec<String> = INTRA.iter().map(|e| string(e.name)).collect();
+    out.push_str(&format!("intra = {}\n", string(&k.intra)));
+    out.push_str(&format!("# intra = {}\n", intra.join(", ")));
     let mut table = |name: &str, emit: &dyn Fn(&mut dyn FnMut(&str, String))| {
         out.push_str(&format!("\n[scheme.{name}]\n"));
         emit(&mut |key, v| out.push_str(&format!("{key} = {v}\n")));
@@ -188,6 +275,39 @@ mod tests {
         let mut names = scheme_names();
         names.dedup();
         assert_eq!(names.len(), SCHEMES.len(), "names are unique");
+    }
+
+    #[test]
+    fn a_scheme_that_codes_its_flows_itself_refuses_an_end_to_end_coder() {
+        let alone = SchemeEntry {
+            name: "multipath",
+            help: "",
+            families: &[],
+            compose: Compose::Alone("it generates and acknowledges its own combinations"),
+            make: |s| Box::new(PassThrough::new(s.mac.queue_packets as usize)),
+        };
+        let none = intra("none").unwrap();
+        assert!(compose(&alone, none).is_ok());
+        let other = IntraEntry {
+            name: "pipeline",
+            help: "",
+            families: &[],
+            make: |_| None,
+        };
+        let e = compose(&alone, &other).unwrap_err();
+        assert_eq!(e.field, "scheme.intra");
+        assert_eq!(
+            e.message,
+            "\"pipeline\" cannot run with scheme.name = \"multipath\": it generates and \
+             acknowledges its own combinations; use scheme.intra = \"none\""
+        );
+        for hop in SCHEMES {
+            assert!(
+                compose(hop, &other).is_ok(),
+                "{} codes any packet",
+                hop.name
+            );
+        }
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub enum StreamPurpose {
     Builder = 5,
     /// Static per-link draws (shadowing of the mean gain).
     Link = 6,
+    /// End-to-end (intra-flow) coder decisions of one node.
+    FlowCoding = 7,
 }
 
 #[derive(Debug, Clone)]

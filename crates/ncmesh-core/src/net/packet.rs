@@ -1,5 +1,6 @@
 //! The network-layer packet as it travels hop by hop.
 
+use crate::coding::{CodedSymbol, ControlMsg};
 use crate::engine::Time;
 use crate::transport::tcp::TcpHeader;
 use crate::transport::udp::UdpHeader;
@@ -11,10 +12,17 @@ pub const BROADCAST: NodeId = u32::MAX;
 
 pub const IP_HEADER_BYTES: u32 = 20;
 
+/// What a packet carries above IP.
 #[derive(Debug, Clone, PartialEq)]
 pub enum L4 {
+    /// A TCP segment (data or acknowledgement).
     Tcp(TcpHeader),
+    /// A UDP datagram.
     Udp(UdpHeader),
+    /// A linear combination of a flow's packets (an intra-flow coder's packet).
+    Coded(Box<CodedSymbol>),
+    /// A coding layer's own message (acknowledgement, feedback).
+    Control(ControlMsg),
 }
 
 /// An IP packet. Copies made at each hop keep the same `uid`.
@@ -38,7 +46,7 @@ impl Packet {
     pub fn tcp(&self) -> Option<&TcpHeader> {
         match &self.l4 {
             L4::Tcp(h) => Some(h),
-            L4::Udp(_) => None,
+            _ => None,
         }
     }
 }

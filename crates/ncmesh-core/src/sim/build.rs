@@ -4,7 +4,7 @@
 use super::events::Ev;
 use super::{Air, Flow, Ledger, Node, Sim};
 use crate::app::Source;
-use crate::coding::registry::make_scheme;
+use crate::coding::registry::{make_flow, make_scheme};
 use crate::engine::{secs, EventQueue, Rng, StreamPurpose};
 use crate::mac::{Dcf, MacParams};
 use crate::metrics::NodeResult;
@@ -69,6 +69,8 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
                 dcf: Dcf::new(&mac),
                 scheme: make_scheme(s)?,
                 poll_event: crate::engine::Time::MAX,
+                flow: make_flow(s)?,
+                rng_flow: Rng::stream(seed, i as u64, StreamPurpose::FlowCoding),
                 rng_backoff: Rng::stream(seed, i as u64, StreamPurpose::Backoff),
                 rng_channel: Rng::stream(seed, i as u64, StreamPurpose::Channel),
                 rng_scheme: Rng::stream(seed, i as u64, StreamPurpose::Scheme),

@@ -4,7 +4,10 @@
 
 use super::events::Ev;
 use super::Sim;
-use crate::coding::{Addressed, CodingScheme, OutFrame, PollAt, Rx, SchemeCx, TxOutcome};
+use crate::coding::{
+    Addressed, CodingScheme, ControlMsg, FlowCoder, FlowCx, FlowOut, Layer, OutFrame, PollAt, Rx,
+    SchemeCx, TxOutcome,
+};
 use crate::engine::Time;
 
 impl Sim {
@@ -52,6 +55,7 @@ impl Sim {
         }
         let mut delivered = std::mem::take(&mut out.deliver);
         let released = std::mem::take(&mut out.release);
+        let originated = std::mem::take(&mut out.originate);
         self.out_pool.push(out);
         for p in delivered.drain(..) {
             self.nodes[n as usize].ledger.received += 1;
@@ -59,6 +63,9 @@ impl Sim {
         }
         for p in released {
             self.net_arrive(n, p);
+        }
+        for p in originated {
+            self.coding_originate(n, p);
         }
         // give the (now empty) buffer back so its capacity is reused
         if let Some(o) = self.out_pool.last_mut() {
@@ -92,6 +99,57 @@ impl Sim {
         self.coding_poll_later(n);
     }
 
+    /// Calls the flow coder of node `n` (it has one) with its context, then applies what
+    /// it asked for. Its packets do not pass through it again.
+    pub(super) fn with_flow(&mut self, n: u32, f: impl FnOnce(&mut dyn FlowCoder, &mut FlowCx)) {
+        let mut out = FlowOut::default();
+        {
+            let nd = &mut self.nodes[n as usize];
+            let mut cx = FlowCx {
+                now: self.now,
+                node: n,
+                routes: &self.routes,
+                rng: &mut nd.rng_flow,
+                out: &mut out,
+            };
+            f(&mut **nd.flow.as_mut().expect("a flow coder"), &mut cx);
+            nd.ledger.delivered += out.consumed;
+            for (_, why) in out.drops.drain(..) {
+                super::net_glue::count_drop(&mut nd.stats, &mut nd.ledger, why);
+            }
+        }
+        for at in out.wakes.drain(..) {
+            self.queue
+                .schedule(at.max(self.now), Ev::FlowWake { node: n });
+        }
+        for p in out.pass {
+            self.net_route(n, p);
+        }
+        for p in out.send {
+            self.coding_originate(n, p);
+        }
+        for p in out.up {
+            self.nodes[n as usize].ledger.originated += 1;
+            self.net_route(n, p);
+        }
+    }
+
+    /// A wake-up the flow coder of `n` asked for.
+    pub(super) fn on_flow_wake(&mut self, n: u32) {
+        self.with_flow(n, |c, cx| c.handle_timeout(cx));
+    }
+
+    /// A coding layer's control message from `from`, delivered at `n`.
+    pub(super) fn coding_control(&mut self, n: u32, from: u32, msg: &ControlMsg) {
+        match msg.layer {
+            Layer::Hop => self.with_scheme(n, |s, cx| s.handle_control(cx, from, msg)),
+            Layer::Flow if self.nodes[n as usize].flow.is_some() => {
+                self.with_flow(n, |c, cx| c.handle_control(cx, from, msg))
+            }
+            Layer::Flow => {}
+        }
+    }
+
     /// A wake-up the scheme of `n` asked for.
     pub(super) fn on_scheme_wake(&mut self, n: u32) {
         self.with_scheme(n, |s, cx| s.handle_timeout(cx));
@@ -107,8 +165,12 @@ impl Sim {
         }
     }
 
-    /// The frame the scheme of `n` sends at this transmission opportunity.
+    /// The frame the scheme of `n` sends at this transmission opportunity, if one is due
+    /// (a post-backoff may end while the scheme holds its packets).
     pub(super) fn coding_next_frame(&mut self, n: u32) -> Option<OutFrame> {
+        if !self.coding_wants_frame(n) {
+            return None;
+        }
         self.with_scheme(n, |s, cx| s.poll_transmit(cx))
     }
 

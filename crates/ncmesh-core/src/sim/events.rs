@@ -70,6 +70,10 @@ pub enum Ev {
     SchemeWake {
         node: u32,
     },
+    /// A wake-up the flow coder asked for.
+    FlowWake {
+        node: u32,
+    },
     /// A packet the coding scheme held may be due (`PollAt::At`).
     CodingPoll {
         node: u32,

@@ -16,7 +16,7 @@ mod report;
 pub mod trace;
 
 use crate::app::Source;
-use crate::coding::{CodingScheme, SchemeOut};
+use crate::coding::{CodingScheme, FlowCoder, SchemeOut};
 use crate::engine::{EventQueue, Rng, Time};
 use crate::mac::{Dcf, MacParams};
 use crate::metrics::{FlowSample, NodeResult, NodeSample, RunResult};
@@ -44,6 +44,9 @@ struct Node {
     scheme: Box<dyn CodingScheme>,
     /// Earliest pending `Ev::CodingPoll` (Time::MAX: none).
     poll_event: Time,
+    /// The end-to-end (intra-flow) coder, if the scenario names one.
+    flow: Option<Box<dyn FlowCoder>>,
+    rng_flow: Rng,
     rng_backoff: Rng,
     rng_channel: Rng,
     rng_scheme: Rng,
@@ -125,6 +128,22 @@ impl Sim {
         build::build(s)
     }
 
+    /// Builds the network of `s` with coding layers made by `layers` (per node: the
+    /// per-hop scheme and, optionally, an end-to-end coder) instead of the registry's,
+    /// for prototypes and tests of new schemes. `scheme.name` and `scheme.intra` are
+    /// ignored; the rest of the scenario applies.
+    pub fn with_coding(
+        s: &Scenario,
+        mut layers: impl FnMut(NodeId) -> (Box<dyn CodingScheme>, Option<Box<dyn FlowCoder>>),
+    ) -> Result<Sim, ScenarioError> {
+        let mut sim = build::build(s)?;
+        for (i, nd) in sim.nodes.iter_mut().enumerate() {
+            (nd.scheme, nd.flow) = layers(i as NodeId);
+        }
+        Ok(sim)
+    }
+
+    /// Runs the simulation to its end.
     pub fn run_to_end(&mut self) {
         while let Some((t, ev)) = self.queue.pop_until(self.end) {
             self.now = t;
@@ -173,6 +192,7 @@ impl Sim {
             Ev::DelAck { flow } => self.on_delack(flow),
             Ev::SchemeWake { node } => self.on_scheme_wake(node),
             Ev::CodingPoll { node } => self.on_coding_poll(node),
+            Ev::FlowWake { node } => self.on_flow_wake(node),
             Ev::Sample => self.on_sample(),
             Ev::MeasureStart => {
                 for f in &mut self.flows {

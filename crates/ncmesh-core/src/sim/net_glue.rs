@@ -14,24 +14,54 @@ impl Sim {
         count_drop(&mut nd.stats, &mut nd.ledger, why);
     }
 
-    /// A packet the scheme of `n` hands to the network layer (counted as received).
+    /// A packet the scheme of `n` hands to the network layer (counted as received):
+    /// through the flow coder, if the node has one, unless it is a control message.
     pub(super) fn net_arrive(&mut self, n: u32, p: Packet) {
-        self.net_route(n, p);
+        if self.nodes[n as usize].flow.is_none() || matches!(p.l4, L4::Control(_)) {
+            return self.net_route(n, p);
+        }
+        if p.dst == n {
+            self.with_flow(n, |c, cx| c.handle_deliver(cx, p));
+        } else {
+            self.with_flow(n, |c, cx| c.handle_forward(cx, p));
+        }
     }
 
-    /// A packet created at `n` by its transport.
+    /// A packet created at `n` by its transport: through the flow coder, if any.
     fn net_originate(&mut self, n: u32, p: Packet) {
+        self.nodes[n as usize].ledger.originated += 1;
+        if self.nodes[n as usize].flow.is_some() {
+            self.with_flow(n, |c, cx| c.handle_send(cx, p));
+        } else {
+            self.net_route(n, p);
+        }
+    }
+
+    /// A packet a coding layer of `n` made: a fresh uid, this time, a full TTL.
+    pub(super) fn coding_originate(&mut self, n: u32, mut p: Packet) {
+        self.next_uid += 1;
+        p.uid = self.next_uid;
+        p.created = self.now;
+        p.ttl = self.scenario.routing.ttl;
         self.nodes[n as usize].ledger.originated += 1;
         self.net_route(n, p);
     }
 
     /// Delivers `p` at `n`, or passes it to the coding layer towards its next hops, or
     /// drops it (net::forward).
-    fn net_route(&mut self, n: u32, mut p: Packet) {
+    pub(super) fn net_route(&mut self, n: u32, mut p: Packet) {
         match forward(&mut p, n, &self.routes) {
             Forward::Deliver => {
                 self.nodes[n as usize].ledger.delivered += 1;
-                self.transport_deliver(n, p);
+                match &p.l4 {
+                    L4::Control(msg) => self.coding_control(n, p.src, msg),
+                    L4::Coded(_) => {
+                        // Only a flow coder reads these; the registry keeps coded
+                        // packets from nodes without one.
+                        debug_assert!(false, "a coded packet reached the transport of {n}");
+                    }
+                    _ => self.transport_deliver(n, p),
+                }
             }
             Forward::Drop(why) => self.drop_packet(n, why),
             Forward::Send(hops) => {
@@ -96,6 +126,7 @@ impl Sim {
                     .on_ack(now, &h);
                 self.tcp_pump(p.flow);
             }
+            L4::Coded(_) | L4::Control(_) => unreachable!("not a transport packet"),
             L4::Udp(h) => {
                 let flow = &mut self.flows[fi];
                 if let Some(b) = &p.payload {

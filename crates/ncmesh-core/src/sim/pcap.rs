@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use super::trace::{TraceKind, TraceRecord};
 use super::Sim;
-use crate::coding::Body;
+use crate::coding::{Body, CodedSymbol, Coeffs, Span};
 use crate::engine::Time;
 use crate::mac::FrameKind;
 use crate::metrics::RunResult;
@@ -57,6 +57,12 @@ const LLC_SNAP: [u8; 6] = [0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00];
 const ETHERTYPE_IPV4: u16 = 0x0800;
 const PROTO_TCP: u8 = 6;
 const PROTO_UDP: u8 = 17;
+/// IP protocol of coded packets and coding control messages: RFC 3692's numbers for
+/// experimentation.
+const PROTO_CODED: u8 = 253;
+const PROTO_CONTROL: u8 = 254;
+/// Fixed part of a coded packet's block: 4 flag bytes, u16 count, u64 span, u16 size.
+pub const CODED_FIXED_BYTES: usize = 16;
 const TCP_ACK: u8 = 0x10;
 const TCP_PSH: u8 = 0x08;
 
@@ -252,11 +258,46 @@ fn msdu_into(body: &Body, out: &mut Vec<u8>) {
     }
 }
 
-/// TCP header bytes on the wire (20, plus the SACK option).
+/// Transport header bytes on the wire: TCP's 20 plus the SACK option, UDP's 8, or the
+/// coding block of a coded packet or control message (docs/pcap.md).
 fn l4_header_len(p: &Packet) -> usize {
     match &p.l4 {
         L4::Tcp(h) => h.wire_bytes() as usize,
         L4::Udp(_) => 8,
+        L4::Coded(c) => {
+            CODED_FIXED_BYTES
+                + c.coeffs.bytes() as usize
+                + c.header.as_deref().map_or(0, |h| h.pcap_len())
+        }
+        L4::Control(m) => m.fields.pcap_len(),
+    }
+}
+
+/// Writes the coding block of a coded packet: field size (8 or 16 bits), span kind
+/// (0 generation, 1 window), a pad byte, a flag (1: family block follows), the number
+/// of coefficients (u16), the span's generation id or first packet (u64) and its size
+/// (u16), then the coefficients and the family's block.
+fn coded_block_into(c: &CodedSymbol, out: &mut Vec<u8>) {
+    let (bits, n) = match &c.coeffs {
+        Coeffs::Gf256(v) => (8u8, v.len()),
+        Coeffs::Gf65536(v) => (16u8, v.len()),
+    };
+    let (kind, first, len) = match c.span {
+        Span::Generation { id, size } => (0u8, u64::from(id), size),
+        Span::Window { first, len } => (1u8, first, len),
+    };
+    out.extend_from_slice(&[bits, kind, 0, u8::from(c.header.is_some())]);
+    out.extend_from_slice(&(n.min(u16::MAX as usize) as u16).to_be_bytes());
+    out.extend_from_slice(&first.to_be_bytes());
+    out.extend_from_slice(&len.to_be_bytes());
+    match &c.coeffs {
+        Coeffs::Gf256(v) => out.extend_from_slice(v),
+        Coeffs::Gf65536(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_be_bytes())),
+    }
+    if let Some(h) = &c.header {
+        h.write_pcap(out);
     }
 }
 
@@ -274,6 +315,8 @@ fn datagram_into(p: &Packet, out: &mut Vec<u8>) {
     let (proto, from_dst) = match &p.l4 {
         L4::Tcp(h) => (PROTO_TCP, h.len == 0),
         L4::Udp(_) => (PROTO_UDP, false),
+        L4::Coded(_) => (PROTO_CODED, false),
+        L4::Control(_) => (PROTO_CONTROL, false),
     };
     // IPv4 header (RFC 791).
     let ttl = p.ttl.min(255) as u8;
@@ -332,13 +375,23 @@ fn datagram_into(p: &Packet, out: &mut Vec<u8>) {
             out.extend_from_slice(&((total - 20) as u16).to_be_bytes());
             out.extend_from_slice(&[0, 0]);
         }
+        L4::Coded(c) => coded_block_into(c, out),
+        L4::Control(m) => m.fields.write_pcap(out),
     }
-    // Payload: the real bytes if carried, zero-filled to the datagram length.
+    // Payload: the real bytes if carried (a coded packet's combined bytes), zero-filled
+    // to the datagram length.
     let pay_start = out.len();
-    if let Some(b) = &p.payload {
+    let bytes = match &p.l4 {
+        L4::Coded(c) => c.payload.as_deref(),
+        _ => p.payload.as_deref(),
+    };
+    if let Some(b) = bytes {
         out.extend_from_slice(&b[..b.len().min(payload_len)]);
     }
     out.resize(pay_start + payload_len, 0);
+    if matches!(p.l4, L4::Coded(_) | L4::Control(_)) {
+        return; // no transport checksum
+    }
 
     // Transport checksum over the pseudo-header (RFC 9293 3.1, RFC 768).
     let l4_len = (total - 20) as u32;

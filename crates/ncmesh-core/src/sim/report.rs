@@ -50,7 +50,8 @@ impl Sim {
             .nodes
             .iter()
             .map(|nd| {
-                let held = nd.scheme.occupancy().held as u64
+                let held = (nd.scheme.occupancy().held + nd.flow.as_ref().map_or(0, |c| c.held()))
+                    as u64
                     + nd.dcf
                         .job
                         .as_ref()
@@ -73,11 +74,15 @@ impl Sim {
                 s.coding = names.iter().map(|&n| (n, 0)).collect();
                 counted.clear();
                 nd.scheme.counters(&mut counted);
+                if let Some(c) = &nd.flow {
+                    c.counters(&mut counted);
+                }
                 for &(name, v) in &counted {
-                    let c = s.coding.iter_mut().find(|(n, _)| *n == name);
-                    debug_assert!(c.is_some(), "counter {name} is not in the registry");
-                    if let Some(c) = c {
-                        c.1 += v;
+                    // A scheme outside the registry (a prototype installed with
+                    // `Sim::with_coding`) adds its own columns at the end.
+                    match s.coding.iter_mut().find(|(n, _)| *n == name) {
+                        Some(c) => c.1 += v,
+                        None => s.coding.push((name, v)),
                     }
                 }
                 s

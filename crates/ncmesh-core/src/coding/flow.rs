@@ -1,0 +1,105 @@
+//! The end-to-end (intra-flow) coding layer: between the transport and the network layer
+//! at a flow's source and destination, and before forwarding at its relays. Pipeline
+//! coding, TCP/NC's layer between TCP and IP, and the end-host parts of MORE and CoMP sit
+//! here; the per-hop coder (`CodingScheme`) sits below it, at the interface queue, so an
+//! intra-flow coder composes with an inter-flow one at every node (ComboCoding is
+//! Pipeline coding over DATA/ACK XOR).
+//!
+//! A coder sees three streams of packets: `handle_send` (from this node's transport),
+//! `handle_forward` (for another node, about to be forwarded) and `handle_deliver` (for
+//! this node, before its transport), plus its own control messages. For each packet it
+//! passes it on unchanged (`pass`), or takes it for good (`consume`, e.g. a native the
+//! source has turned into combinations, a combination a decoder has used), and it may
+//! make new packets (`send` into the network, `up` to the transport). Packets it keeps
+//! for later count in `held`. The node's packet ledger stays balanced: what a coder
+//! consumes is delivered (to it), what it makes is originated (by it).
+
+use super::timers::Wake;
+use super::ControlMsg;
+use crate::engine::{Rng, Time};
+use crate::net::{DropReason, NodeId, Packet, PathCost, Routes};
+
+/// What a flow coder asks of its node during a call; applied by the simulator after.
+#[derive(Debug, Default)]
+pub struct FlowOut {
+    /// Packets passed on unchanged, in the direction they were going.
+    pub pass: Vec<Packet>,
+    /// Packets taken for good.
+    pub consumed: u64,
+    /// New packets into the network from this node.
+    pub send: Vec<Packet>,
+    /// New packets up to this node's transport.
+    pub up: Vec<Packet>,
+    /// Packets discarded, with the reason.
+    pub drops: Vec<(Packet, DropReason)>,
+    /// Times at which the coder wants `handle_timeout` called, one call each.
+    pub wakes: Vec<Time>,
+}
+
+/// The node's view offered to a flow coder.
+pub struct FlowCx<'a> {
+    /// The current time.
+    pub now: Time,
+    /// This node.
+    pub node: NodeId,
+    /// The network's routes (paths, costs, forwarder sets).
+    pub routes: &'a Routes,
+    /// This node's random stream for its flow coder.
+    pub rng: &'a mut Rng,
+    /// Where the effects go.
+    pub out: &'a mut FlowOut,
+}
+
+impl FlowCx<'_> {
+    /// Passes `p` on unchanged.
+    pub fn pass(&mut self, p: Packet) {
+        self.out.pass.push(p);
+    }
+    /// Takes a packet for good (it leaves the ledger as delivered to the coder).
+    pub fn consume(&mut self, p: Packet) {
+        drop(p);
+        self.out.consumed += 1;
+    }
+    /// A new packet into the network from this node (its uid, creation time and TTL
+    /// are set by the simulator).
+    pub fn send(&mut self, p: Packet) {
+        self.out.send.push(p);
+    }
+    /// A new packet up to this node's transport (a decoded native).
+    pub fn up(&mut self, p: Packet) {
+        self.out.up.push(p);
+    }
+    /// Discards a packet the coder held or was given.
+    pub fn drop_packet(&mut self, p: Packet, why: DropReason) {
+        self.out.drops.push((p, why));
+    }
+    /// Distance from this node to `dst` in hops and in ETX (None: unreachable).
+    pub fn cost(&self, dst: NodeId) -> Option<PathCost> {
+        self.routes.cost(self.node, dst)
+    }
+}
+
+impl Wake for FlowCx<'_> {
+    fn wake_at(&mut self, at: Time) {
+        self.out.wakes.push(at);
+    }
+}
+
+/// One node's end-to-end (intra-flow) coding layer.
+pub trait FlowCoder: Send {
+    /// A packet from this node's transport, to send.
+    fn handle_send(&mut self, cx: &mut FlowCx, p: Packet);
+    /// A packet for another node, about to be forwarded from this one.
+    fn handle_forward(&mut self, cx: &mut FlowCx, p: Packet);
+    /// A packet for this node, before its transport.
+    fn handle_deliver(&mut self, cx: &mut FlowCx, p: Packet);
+    /// A control message of this layer addressed to this node (already delivered: the
+    /// coder only reads it).
+    fn handle_control(&mut self, _cx: &mut FlowCx, _from: NodeId, _msg: &ControlMsg) {}
+    /// Called once, at its time, for each wake-up asked for.
+    fn handle_timeout(&mut self, _cx: &mut FlowCx) {}
+    /// Packets the coder holds.
+    fn held(&self) -> usize;
+    /// Appends the coder's counters (name, value), from its family's registry list.
+    fn counters(&self, _out: &mut Vec<(&'static str, u64)>) {}
+}

@@ -1,0 +1,109 @@
+//! What coding layers put inside network packets: a linear combination of a flow's
+//! packets (intra-flow coding: Pipeline coding, TCP/NC, MORE, CoMP), and a layer's own
+//! messages (MORE's batch acknowledgement, CoMP's feedback), which route like any packet.
+
+use super::Header;
+use crate::net::Packet;
+use std::sync::Arc;
+
+/// Which of a flow's packets a combination spans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    /// Generation `id` of `size` packets (Pipeline coding, MORE's batches).
+    Generation { id: u32, size: u16 },
+    /// The sliding window of `len` packets from the `first` (TCP/NC, CoMP).
+    Window { first: u64, len: u16 },
+}
+
+/// The coefficient vector of a combination, one coefficient per spanned packet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Coeffs {
+    /// Over GF(2^8) (Pipeline coding, ComboCoding, MORE).
+    Gf256(Box<[u8]>),
+    /// Over GF(2^16) (CoMP).
+    Gf65536(Box<[u16]>),
+}
+
+impl Coeffs {
+    /// Coefficients in the vector.
+    pub fn len(&self) -> usize {
+        match self {
+            Coeffs::Gf256(c) => c.len(),
+            Coeffs::Gf65536(c) => c.len(),
+        }
+    }
+
+    /// An empty vector?
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes on the wire.
+    pub fn bytes(&self) -> u32 {
+        match self {
+            Coeffs::Gf256(c) => c.len() as u32,
+            Coeffs::Gf65536(c) => 2 * c.len() as u32,
+        }
+    }
+}
+
+/// A packet whose content is a linear combination of a flow's packets.
+#[derive(Debug, Clone)]
+pub struct CodedSymbol {
+    /// The packets combined.
+    pub span: Span,
+    /// The coefficient of each.
+    pub coeffs: Coeffs,
+    /// The combination of the spanned packets' bytes, when the scenario carries payload
+    /// bytes (`simulation.payload_bytes`); a decoder recovers each packet's bytes from it.
+    pub payload: Option<Box<[u8]>>,
+    /// The spanned packets as their source sent them, shared by every combination of
+    /// the span: what decoding gives back. The simulator's stand-in for the headers
+    /// inside the combined bytes; a decoder reads a packet only once its algebra says the
+    /// packet is decoded (and, with payload bytes, takes the bytes it decoded itself).
+    pub natives: Arc<[Packet]>,
+    /// The coding family's end-to-end header fields (sizes the packet; capture block).
+    pub header: Option<Header>,
+}
+
+impl PartialEq for CodedSymbol {
+    fn eq(&self, o: &CodedSymbol) -> bool {
+        self.span == o.span
+            && self.coeffs == o.coeffs
+            && self.payload == o.payload
+            && self.natives == o.natives
+            && super::body::same_header(&self.header, &o.header)
+    }
+}
+
+/// A coding layer's own message, addressed to the same layer at the packet's destination.
+#[derive(Debug, Clone)]
+pub struct ControlMsg {
+    /// The layer it is for.
+    pub layer: Layer,
+    /// Its fields (the family's type, read back with `fields_as`).
+    pub fields: Header,
+}
+
+impl ControlMsg {
+    /// The message's fields, if of type `H`.
+    pub fn fields_as<H: super::WireHeader>(&self) -> Option<&H> {
+        let h: &dyn std::any::Any = &*self.fields;
+        h.downcast_ref::<H>()
+    }
+}
+
+impl PartialEq for ControlMsg {
+    fn eq(&self, o: &ControlMsg) -> bool {
+        self.layer == o.layer && Arc::ptr_eq(&self.fields, &o.fields)
+    }
+}
+
+/// The two coding layers of a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    /// The per-hop (inter-flow) coder at the interface queue (`CodingScheme`).
+    Hop,
+    /// The end-to-end (intra-flow) coder between transport and network (`FlowCoder`).
+    Flow,
+}
