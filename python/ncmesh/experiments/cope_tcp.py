@@ -76,7 +76,8 @@ X1 = ClaimGroup(
 X2 = ClaimGroup(
     "X-II",
     "the centre cannot code the crossing flows (their neighbours are out of range), so COPE only adds control "
-    "frames and the ordering agent: a 1-2% loss for every TCP, too small for the quick mode's 3 seeds to resolve",
+    "frames and the ordering agent: a 1-2% loss for every TCP, TCP-AP included, which the quick mode's 3 seeds "
+    "cannot resolve",
     "docs/results/cope-tcp.md, Claims and Why (X-II)")
 ENCODE_ONCE = ClaimGroup(
     "Encode Once",

@@ -251,7 +251,7 @@ def _table1(results: dict, num: dict) -> Analysis:
             entry["optimal_pct_simulated_layouts"] = 100.0 * (sum(sim) / len(sim) - 1.0) if sim else math.nan
             row["Optimal ours (ncmesh.num, %)"] = (f"{opt:.1f} ({entry['optimal_pct_simulated_layouts']:.1f} on "
                                                    f"the {len(sim)} simulated grids)")
-        row["Optimal paper (%)"] = str(paper["optimal"])
+        row["Optimal paper (%)"] = "-" if paper["optimal"].value is None else paper["optimal"].value
         row["seeds"] = entry["n"]
         entry["ncaqm_over_cope_ratio"] = (entry["ncaqm_improvement_pct"] / entry["cope_improvement_pct"]
                                           if entry["cope_improvement_pct"] not in (0, None) and
