@@ -13,8 +13,10 @@ A bad scenario prints `error: <field>: <message>` on stderr and exits with statu
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
+from typing import NamedTuple
 
 from ._core import ScenarioError
 
@@ -34,16 +36,62 @@ def _add_set(p: argparse.ArgumentParser) -> None:
                         "flows[0].dst=3 (value read as TOML; bare words are strings); repeatable")
 
 
+class Command(NamedTuple):
+    """One `ncmesh` command: the module that defines it, its one-line help (what `ncmesh
+    --help` lists without importing the module), and the names of the module's functions that
+    add its parser (sub -> ArgumentParser) and carry it out (args -> exit status)."""
+
+    module: str
+    help: str
+    parser: str
+    handler: str
+
+
+# Every command, in the order `ncmesh --help` lists them. Only the running command's module is
+# imported (the experiment commands' modules take tens of ms to import).
+COMMANDS: dict[str, Command] = {
+    "scenario": Command(__name__, "print a complete generated scenario as TOML", "add_scenario_parser",
+                        "cmd_scenario"),
+    "run": Command(__name__, "run a scenario", "add_run_parser", "cmd_run"),
+    "validate": Command(__name__, "check a scenario file", "add_validate_parser", "cmd_validate"),
+    "compare-ns3": Command(__name__, "ncmesh vs ns-3 goodput on the chain and X topologies",
+                           "add_compare_ns3_parser", "cmd_compare_ns3"),
+    "sweep": Command("ncmesh.sweep.cli", "run a parameter sweep (grid x seeds) into a Parquet results directory",
+                     "add_parser", "cmd_sweep"),
+    "table": Command("ncmesh.analysis.cli", "means with 95% confidence intervals across seeds of a results directory",
+                     "add_table_parser", "cmd_table"),
+    "plot": Command("ncmesh.analysis.cli", "plot a results directory (PNG and SVG)", "add_plot_parser", "cmd_plot"),
+    "report": Command("ncmesh.report.cli", "write a self-contained HTML report of a results directory",
+                      "add_parser", "cmd_report"),
+    "reproduce": Command("ncmesh.experiments.cli",
+                         "run a registered experiment (reproduction) and write its tables, figures and report",
+                         "add_parser", "cmd_reproduce"),
+}
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The `ncmesh` argument parser; of the experiment commands (sweep, table, plot,
-    report, reproduce) only `command`'s module is loaded."""
+    """The `ncmesh` argument parser: the full parser of `command` (its module imported), a
+    one-line entry for every other command of COMMANDS."""
     from . import __version__
 
     parser = argparse.ArgumentParser(prog="ncmesh", description="Packet-level simulator of TCP over 802.11 multihop networks.")
     parser.add_argument("--version", action="version", version=f"ncmesh {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, cmd in COMMANDS.items():
+        if name == command:
+            module = importlib.import_module(cmd.module)
+            getattr(module, cmd.parser)(sub).set_defaults(handler=getattr(module, cmd.handler))
+        else:
+            sub.add_parser(name, help=cmd.help.replace("%", "%%"))
+    return parser
 
-    p = sub.add_parser("scenario", help="print a complete generated scenario as TOML")
+
+def _help(name: str) -> str:
+    return COMMANDS[name].help
+
+
+def add_scenario_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("scenario", help=_help("scenario"))
     p.add_argument("kind", nargs="?", help="scenario kind (see --list)")
     p.add_argument("topology", nargs="?", metavar="FILE", help="topology file, for kinds that read one")
     p.add_argument("--list", action="store_true", help="list the scenario kinds")
@@ -62,8 +110,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="any other builder option (e.g. duration=30, min_hops=3; see docs/scenario-format.md); repeatable")
     _add_set(p)
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    return p
 
-    p = sub.add_parser("run", help="run a scenario")
+
+def add_run_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("run", help=_help("run"))
     p.add_argument("file", metavar="FILE", help="scenario TOML file, or - for standard input")
     p.add_argument("--seed", type=int, help="override simulation.seed")
     _add_set(p)
@@ -71,12 +122,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--series", action="store_true", help="with --json: include the time series")
     p.add_argument("--out", metavar="DIR", help="write Parquet tables, scenario.toml and result.json to DIR")
     p.add_argument("--pcap", metavar="DIR", help="write one 802.11 packet capture per node to DIR/node-<i>.pcap (docs/pcap.md)")
+    return p
 
-    p = sub.add_parser("validate", help="check a scenario file")
+
+def add_validate_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("validate", help=_help("validate"))
     p.add_argument("file", metavar="FILE", help="scenario TOML file, or - for standard input")
     _add_set(p)
+    return p
 
-    p = sub.add_parser("compare-ns3", help="ncmesh vs ns-3 goodput on the chain and X topologies")
+
+def add_compare_ns3_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("compare-ns3", help=_help("compare-ns3"))
     p.add_argument("--tags", default="all", help="anchor settings of validation/ns3/reference.csv, comma-separated "
                    "(chain, chain-delack-off, chain-tworay, chain-per05, chain-per10, x, x-tworay; default all)")
     p.add_argument("--hops", help="hop counts, e.g. 1-8 or 1,2,4 (default: those in the reference; X is 2 hops)")
@@ -85,46 +142,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once")
     p.add_argument("--csv", metavar="FILE", help="write one row per (tag, hops, seed) as CSV")
     p.add_argument("--summary-csv", metavar="FILE", help="write one row per (tag, hops) as CSV")
-
-    # The experiment commands' modules take tens of ms to import: only the one that runs
-    # is loaded; the others are listed (for --help) without loading them.
-    real = next((g for g in PARSER_GROUPS if command in g), ())
-    for name, text in EXPERIMENT_COMMANDS.items():
-        if name not in real:
-            sub.add_parser(name, help=text.replace("%", "%%"))
-        elif name == real[0]:
-            _add_real_parsers(sub, name)
-    return parser
-
-
-# Experiment commands whose parsers one module defines together.
-PARSER_GROUPS = (("sweep",), ("table", "plot"), ("report",), ("reproduce",))
-
-
-def _add_real_parsers(sub, name: str) -> None:
-    """Adds the full parsers of the group (PARSER_GROUPS) that `name` starts."""
-    if name == "sweep":
-        from .sweep.cli import add_parser
-        add_parser(sub)
-    elif name == "table":
-        from .analysis.cli import add_parsers
-        add_parsers(sub)            # table, plot
-    elif name == "report":
-        from .report.cli import add_parser
-        add_parser(sub)
-    else:
-        from .experiments.cli import add_parser
-        add_parser(sub)
-
-
-BASIC_COMMANDS = ("scenario", "run", "validate", "compare-ns3")
-EXPERIMENT_COMMANDS = {
-    "sweep": "run a parameter sweep (grid x seeds) into a Parquet results directory",
-    "table": "means with 95% confidence intervals across seeds of a results directory",
-    "plot": "plot a results directory (PNG and SVG)",
-    "report": "write a self-contained HTML report of a results directory",
-    "reproduce": "run a registered experiment (reproduction) and write its tables, figures and report",
-}
+    return p
 
 
 def _command_of(argv: list[str]) -> str | None:
@@ -214,25 +232,6 @@ class UsageError(Exception):
     """A command line that cannot be carried out (printed with the usage line, status 2)."""
 
 
-COMMANDS = {"scenario": cmd_scenario, "run": cmd_run, "validate": cmd_validate, "compare-ns3": cmd_compare_ns3}
-
-
-def cmd_sweep(args) -> int:
-    from .sweep.cli import cmd_sweep as sweep_command
-    return sweep_command(args)
-
-
-COMMANDS["sweep"] = cmd_sweep
-
-
-def cmd_handler(args) -> int:
-    """table, plot, report, reproduce: each parser sets its handler."""
-    return args.handler(args)
-
-
-COMMANDS.update(dict.fromkeys(("table", "plot", "report", "reproduce"), cmd_handler))
-
-
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     parser = build_parser(_command_of(words))
@@ -248,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USER_ERROR
     try:
-        return COMMANDS[args.command](args)
+        return args.handler(args)
     except ScenarioError as e:
         print(f"error: {_one_line(str(e))}", file=sys.stderr)
         return EXIT_USER_ERROR

@@ -1,4 +1,4 @@
-"""ncmesh.num: the NUM optimum of seed 000 (hypergraph of coding opportunities, conflict
+"""ncmesh.num: the NUM optimum of Seferoglu & Markopoulou (hypergraph of coding opportunities, conflict
 graph, exact log-utility optimum, analytic coding gains, scenario bridge)."""
 
 import math

@@ -1,4 +1,4 @@
-"""ncmesh.num: the primal-dual algorithm with the proximal method (seed 000, Appendix A)
+"""ncmesh.num: the primal-dual algorithm with the proximal method (Seferoglu & Markopoulou, Appendix A)
 converges to the exact optimum."""
 
 import numpy as np

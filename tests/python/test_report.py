@@ -38,6 +38,29 @@ def test_results_report_sections(synthetic):
     assert "Runs</dt><dd>6 (5 finished, 1 failed)" in text
 
 
+def test_results_come_before_the_settings_which_are_folded(synthetic):
+    text = write_results_report(synthetic).read_text()
+    order = [text.index(f"<h2>{h}</h2>") for h in ("Tables", "Figures", "Errors", "How it was run", "Scenario")]
+    assert order == sorted(order)
+    rep = Report(title="t", sweep_toml="name = 'x'\n" * 400, scenario_toml="a = 1\n",
+                 tables=[Table("T", __import__("pandas").DataFrame({"k": [1]}))])
+    page = rep.to_html()
+    assert page.index("<h3>T</h3>") < page.index("name = &#x27;x&#x27;")
+    assert "<details><summary>Sweep specification (TOML, 400 lines)</summary>" in page   # folded, not open
+    assert "<details open" not in page
+    assert page.index('<nav class="contents">') < page.index("<h2>Tables</h2>")
+
+
+def test_table_lines_are_a_list_under_the_note():
+    import pandas as pd
+
+    rep = Report(title="t", tables=[Table("T", pd.DataFrame({"k": [1]}), note="the rule",
+                                          lines=["What ncmesh concludes:", "- class A: because", "- class B: so"])])
+    page = rep.to_html()
+    assert page.index("the rule") < page.index('<p class="lines-header">What ncmesh concludes:</p>')
+    assert '<ul class="lines"><li>class A: because</li><li>class B: so</li></ul>' in page
+
+
 def test_report_cli(cli, synthetic, tmp_path):
     out = tmp_path / "r" / "page.html"
     p = cli("report", str(synthetic), "-o", str(out), "--title", "My sweep")

@@ -23,24 +23,31 @@ HOP_KEYS = {"mean", "ci95", "n", "ns3", "ns3_min", "ns3_max", "diff_pct"}
 
 def test_registry():
     exps = available()
-    assert "chain-vs-ns3" in exps
+    assert {"chain-vs-ns3", "cope-tcp", "ncaqm"} <= set(exps)
     for name, module in exps.items():
         assert module.NAME == name and module.TITLE and module.DESCRIPTION
         for quick in (True, False):
-            spec = module.sweep(quick)
-            assert load_sweep(spec).runs()        # a valid sweep
+            parts = module.sweeps(quick)
+            assert parts and all(isinstance(part, str) for part in parts)
+            for spec in parts.values():
+                assert load_sweep(spec).runs()        # a valid sweep
+    assert list(chain_vs_ns3.sweeps(True)) == [""]    # one sweep: the part ""
     with pytest.raises(KeyError, match="chain-vs-ns3"):
         get("no-such-experiment")
 
 
 def test_chain_sweep_sizes():
-    quick, full = chain_vs_ns3.sweep(True), chain_vs_ns3.sweep(False)
+    quick, full = chain_vs_ns3.sweeps(True)[""], chain_vs_ns3.sweeps(False)[""]
     assert quick["grid"]["hops"] == full["grid"]["hops"] == list(range(1, 9))
     assert (quick["seeds"]["count"], quick["base"]["options"]["duration"]) == (2, 30)
     assert (full["seeds"]["count"], full["base"]["options"]["duration"]) == (10, 60)
 
 
-def test_embedded_ns3_numbers_match_the_reference_csv():
+def test_ns3_numbers_are_the_reference_csv_summary():
+    """chain-vs-ns3 sets ns-3's chain mean, min and max (to 0.1 kbit/s) beside ncmesh, from
+    validation/ns3/reference.csv through ncmesh.validation, the loader compare-ns3 uses."""
+    from ncmesh.validation import chain_reference
+
     path = REPO / "validation" / "ns3" / "reference.csv"
     if not path.is_file():
         pytest.skip("validation/ns3/reference.csv not in this checkout")
@@ -49,16 +56,18 @@ def test_embedded_ns3_numbers_match_the_reference_csv():
         for row in csv.DictReader(f):
             if row["tag"] == "chain":
                 by_hops.setdefault(int(row["hops"]), []).append(float(row["goodput_kbps"]))
-    assert sorted(by_hops) == sorted(chain_vs_ns3.NS3_CHAIN_KBPS)
-    for hops, (mean, lo, hi) in chain_vs_ns3.NS3_CHAIN_KBPS.items():
+    ref = chain_reference(path)
+    assert sorted(ref) == sorted(by_hops) == list(range(1, 9))
+    for hops, (mean, lo, hi) in ref.items():
         values = by_hops[hops]
         assert statistics.fmean(values) == pytest.approx(mean, abs=0.051)
         assert min(values) == pytest.approx(lo, abs=0.051) and max(values) == pytest.approx(hi, abs=0.051)
+    assert ref[8] == (273.5, 270.1, 275.8)          # the README's "Goodput summary" row
 
 
 def test_reproduce_small_variant(tmp_path):
     out = tmp_path / "exp"
-    summary = reproduce("chain-vs-ns3", quick=True, out_dir=out, sweep=tiny_sweep("chain-vs-ns3"),
+    summary = reproduce("chain-vs-ns3", quick=True, out_dir=out, sweeps={"": tiny_sweep("chain-vs-ns3")},
                         jobs=1, progress=False, log=lambda m: None)
     written = json.loads((out / "summary.json").read_text())
     assert written == json.loads(json.dumps(summary))
@@ -83,11 +92,11 @@ def test_reproduce_small_variant(tmp_path):
     assert "ns-3 3.44, kbit/s (mean)" in page and page.count('<img class="figure"') == 1
 
     # again: every run is reused; another sweep replaces the old results
-    again = reproduce("chain-vs-ns3", quick=True, out_dir=out, sweep=tiny_sweep("chain-vs-ns3"),
+    again = reproduce("chain-vs-ns3", quick=True, out_dir=out, sweeps={"": tiny_sweep("chain-vs-ns3")},
                       jobs=1, progress=False, log=lambda m: None)
     assert (again["runs"]["done"], again["runs"]["reused"]) == (0, 4)
     messages = []
-    other = reproduce("chain-vs-ns3", quick=True, out_dir=out, sweep=tiny_sweep("chain-vs-ns3", hops=(1,), seeds=1),
+    other = reproduce("chain-vs-ns3", quick=True, out_dir=out, sweeps={"": tiny_sweep("chain-vs-ns3", hops=(1,), seeds=1)},
                       jobs=1, progress=False, log=messages.append)
     assert (other["runs"]["done"], other["runs"]["reused"]) == (1, 0) and "removing" in messages[0]
     assert set(other["goodput_kbps"]) == {"1"}

@@ -1,11 +1,10 @@
-"""`ncmesh reproduce cope-tcp --quick` (seed 001): summary keys, the paper's claims beside
+"""`ncmesh reproduce cope-tcp --quick` (Xu et al., TCP over COPE): summary keys, the paper's claims beside
 ours, figures, the X-II scenario, and the report rendered in headless Chromium."""
 
 from __future__ import annotations
 
 import csv
 import json
-import re
 
 import pytest
 
@@ -13,6 +12,7 @@ from ncmesh import _core
 from ncmesh.experiments import available, cope_tcp
 from ncmesh.sweep import load_sweep
 from test_analysis_data import artifact_dir, chromium, pixel_stats, render
+from test_experiments_common import assert_conclusions_under_claims
 
 FIGURES = ("fig3_chain", "fig5_fig7_x", "fig8_fig9_x1")
 
@@ -64,6 +64,7 @@ def test_quick_summary_and_tables(quick_run):
     assert {v: e["paper_pct"] for v, e in s["fig8_encode_once_gain_pct"].items()} == {"newreno": 5, "few": 4, "ap": 2}
     assert s["fig9_nc_aware_gain_pct"]["paper_pct"] == 12
     assert len(s["claims"]) == 10 and all(isinstance(c["holds"], bool) for c in s["claims"])
+    assert_conclusions_under_claims(s["claims"], p.stdout)
     rows = list(csv.DictReader(open(out / "tables" / "x1_enhancements.csv")))
     assert [r["paper"] for r in rows][:3] == ["+5%", "+4%", "+2%"]
     assert "about +12%" in p.stdout and "The paper's claims beside ours" in p.stdout

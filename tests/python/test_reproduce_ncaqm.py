@@ -1,4 +1,4 @@
-"""`ncmesh reproduce ncaqm --quick` (seed 000): summary keys, Table I with the paper's
+"""`ncmesh reproduce ncaqm --quick` (Seferoglu & Markopoulou, NCAQM): summary keys, Table I with the paper's
 column, figures, and the report rendered in headless Chromium."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 from ncmesh.experiments import available, ncaqm
 from ncmesh.sweep import load_sweep
 from test_analysis_data import artifact_dir, chromium, pixel_stats, render
+from test_experiments_common import assert_conclusions_under_claims
 
 TOPOS = ("alice-bob", "x", "cross", "grid")
 FIGURES = ("fig4_cdf", "fig5_buffer", "fig6_wheel", "fig7_capacity", "fig9_butterfly", "appA_convergence")
@@ -57,8 +58,8 @@ def test_quick_summary_and_tables(quick_run):
         for scheme in ("ncaqm", "cope"):
             assert isinstance(e[f"{scheme}_improvement_pct"], float)
             assert f"{scheme}_improvement_ci95" in e
-        assert e["paper_ncaqm_pct"] == ncaqm.PAPER_TABLE1[topo][1]
-        assert e["paper_cope_pct"] == ncaqm.PAPER_TABLE1[topo][2]
+        assert e["paper_ncaqm_pct"] == ncaqm.PAPER_TABLE1[topo]["ncaqm"].value
+        assert e["paper_cope_pct"] == ncaqm.PAPER_TABLE1[topo]["cope"].value
     assert s["table1"]["alice-bob"]["optimal_pct"] == pytest.approx(100 / 3, abs=0.1)
     assert s["table1"]["cross"]["optimal_pct"] == pytest.approx(60, abs=0.1)
     assert s["table1"]["grid"]["optimal_pct_simulated_layouts"] >= 0
@@ -76,6 +77,7 @@ def test_quick_summary_and_tables(quick_run):
     assert (b9["buffer"]["60"]["paper_bfly_pct"], b9["buffer"]["60"]["paper_ncaqm_pct"]) == (45, 65)
     assert b9["buffer"]["5"]["paper_optimal_pct"] == 50
     assert all(isinstance(c["holds"], bool) for c in s["claims"]) and len(s["claims"]) >= 10
+    assert_conclusions_under_claims(s["claims"], p.stdout)
     assert set(s["fig6_wheel"]["ncaqm"]) == {"2", "4", "6", "8"}
     for kind in ("alice-bob", "x", "butterfly"):
         assert s["appendix_a"][kind]["relative_error"] < 0.01

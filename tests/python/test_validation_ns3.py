@@ -6,8 +6,8 @@ import statistics
 import pytest
 
 from ncmesh.validation import (
-    NS3_CHAIN_GOODPUT_KBPS, PER_SEED_COLUMNS, SUMMARY_COLUMNS, TAGS, YANS_GATE_W, format_comparison,
-    format_tag_table, load_reference, load_reference_table, parse_hops, parse_tags, run_comparison,
+    NS3_CHAIN_RUNS_KBPS, PER_SEED_COLUMNS, SUMMARY_COLUMNS, TAGS, YANS_GATE_W, chain_reference,
+    format_comparison, format_tag_table, load_reference, load_reference_table, parse_hops, parse_tags, run_comparison,
 )
 
 REFERENCE_TAGS = ["chain", "chain-delack-off", "chain-tworay", "chain-per05", "chain-per10", "x", "x-tworay"]
@@ -31,8 +31,17 @@ def test_parse_tags():
         parse_tags("chain,nope")
 
 
-def test_embedded_reference_is_the_anchor_table():
-    assert NS3_CHAIN_GOODPUT_KBPS == {1: 1400, 2: 605, 3: 412, 4: 334, 5: 297, 6: 284, 7: 280, 8: 270}
+def test_embedded_chain_rows_are_the_reference_csv(monkeypatch):
+    """Without the CSV (an installed package), the embedded chain rows give the same numbers."""
+    import ncmesh.validation as validation
+
+    table, _ = load_reference_table()
+    assert {h: tuple(c.totals) for (t, h), c in table.items() if t == "chain"} == NS3_CHAIN_RUNS_KBPS
+    with_csv = chain_reference()
+    monkeypatch.setattr(validation, "_default_reference", lambda: None)
+    fallback, source = load_reference_table()
+    assert "embedded" in source and {t for t, _ in fallback} == {"chain"}
+    assert chain_reference() == with_csv
 
 
 def test_load_reference_csv(tmp_path):

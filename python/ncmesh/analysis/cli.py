@@ -1,4 +1,4 @@
-"""`ncmesh table` and `ncmesh plot` (registered by ncmesh.cli through add_parsers)."""
+"""`ncmesh table` and `ncmesh plot` (registered in ncmesh.cli.COMMANDS)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 EXIT_USER_ERROR = 2
 
 
-def add_parsers(sub) -> None:
+def add_table_parser(sub):
     p = sub.add_parser(
         "table", help="means with 95%% confidence intervals across seeds of a results directory",
         description="Means with 95% confidence intervals (Student t, n-1 degrees of freedom) across "
@@ -28,8 +28,10 @@ def add_parsers(sub) -> None:
     p.add_argument("--format", "-f", dest="fmt", choices=["text", "csv", "markdown"],
                    help="output format (default text, or from the -o extension: .csv, .md)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
-    p.set_defaults(handler=cmd_table)
+    return p
 
+
+def add_plot_parser(sub):
     p = sub.add_parser(
         "plot", help="plot a results directory (PNG and SVG)",
         description="Figures of a results directory, written as PREFIX.png and PREFIX.svg. "
@@ -49,7 +51,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--title", help="figure title")
     p.add_argument("-o", "--output", metavar="PREFIX",
                    help="write PREFIX.png and PREFIX.svg (default RESULTS/figures/<kind>-<y>[-vs-<x>])")
-    p.set_defaults(handler=cmd_plot)
+    return p
 
 
 def _metrics(values) -> list[str]:

@@ -121,8 +121,8 @@ def _fmt(value, decimals: int | None = 2) -> str:
         return "-"
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, (int, str)):
+        return str(value)          # a text cell is shown as written ("33.3", not "33.30")
     try:
         x = float(value)
     except (TypeError, ValueError):

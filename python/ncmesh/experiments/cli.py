@@ -1,4 +1,4 @@
-"""`ncmesh reproduce` (registered by ncmesh.cli through add_parser)."""
+"""`ncmesh reproduce` (registered in ncmesh.cli.COMMANDS: add_parser, cmd_reproduce)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 EXIT_USER_ERROR = 2
+EXIT_BROKEN_EXPERIMENT = 1
 
 
-def add_parser(sub) -> None:
+def add_parser(sub):
     p = sub.add_parser(
         "reproduce", help="run a registered experiment (reproduction) and write its tables, figures and report",
         description="Runs a registered experiment: its sweep, then its tables (with 95% confidence "
@@ -22,14 +23,18 @@ def add_parser(sub) -> None:
     p.add_argument("--seeds", type=int, metavar="N", help="use seeds 1..N instead of the experiment's count")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="simulations run at once (default: the sweep runner's)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
-    p.set_defaults(handler=cmd_reproduce)
+    return p
 
 
 def cmd_reproduce(args) -> int:
-    from . import available, get, reproduce
+    from . import ExperimentError, available, get, reproduce
 
-    if args.list:
+    try:
         exps = available()
+    except ExperimentError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BROKEN_EXPERIMENT
+    if args.list:
         width = max((len(n) for n in exps), default=0)
         for name, module in exps.items():
             print(f"{name:<{width}}  {module.TITLE}")

@@ -1,16 +1,23 @@
-"""cope-tcp: seed 001 (Xu, Bai, Wu, Ding): TCP-NewReno / FeW / AP with and without COPE on
-the chain, X-I and X-II; Encode Once; network-coding-aware TCP-AP (Figs. 3, 5, 7, 8, 9)."""
+"""cope-tcp: Xu, Bai, Wu, Ding, TCP over COPE (docs/papers.md): TCP-NewReno / FeW / AP with and
+without COPE on the chain, X-I and X-II; Encode Once; network-coding-aware TCP-AP (Figs. 3, 5,
+7, 8, 9).
+
+`analyze` joins one part per figure with its table and the paper's claims on it (`_chain`,
+`_x`, `_x1_enhancements`), the coding counters, the claims table, notes and highlights."""
 
 from __future__ import annotations
 
 import math
 
-from ._coding import fmt_ci, grid_figure, improvements, mean_ci, per_run_counters, per_run_total, stats_by
+from .common import (CLAIM_TOLERANCE_PP, Analysis, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of,
+                     at_most, claims_part, fmt_ci, gain, less, loss, more, near, no_change, not_loss, sweep_base)
+from .figures import grid_figure
+from .measures import improvements, mean_ci, paired_change, per_run_counters, per_run_total, stats_by
 
 NAME = "cope-tcp"
-TITLE = "TCP NewReno / FeW / AP over COPE, Encode Once, NC-aware TCP (seed 001: Figs. 3, 5, 7, 8, 9)"
+TITLE = "TCP NewReno / FeW / AP over COPE, Encode Once, NC-aware TCP (Xu et al., TCP over COPE: Figs. 3, 5, 7, 8, 9)"
 DESCRIPTION = """
-Seed 001 (Xu, Bai, Wu, Ding, ns-2): FTP bulk flows over 2 Mbit/s 802.11 with RTS/CTS,
+Xu, Bai, Wu, Ding, TCP with network coding (docs/papers.md; ns-2): FTP bulk flows over 2 Mbit/s 802.11 with RTS/CTS,
 250 m range (carrier sense and interference at 550 m, ns-2's defaults), flows starting at random in [2 s, 3 s]. Three TCPs (`tcp.variant` newreno,
 few, ap) with and without COPE (`scheme.name = "cope"`) on a chain of 200 m hops
 (Fig. 3), the 5-node X-I (Fig. 5) and the 9-node X-II with two 4-hop flows crossing at a
@@ -48,37 +55,44 @@ VLABEL = {"newreno": "TCP-NewReno", "few": "TCP-FeW", "ap": "TCP-AP", "nc-aware"
 QUICK = {"seeds": 3, "duration": 40.0}
 FULL = {"seeds": 10, "duration": 120.0}
 
-# The paper's claims (no numbers survive in its figures except these).
-PAPER_EO_GAIN_PCT = {"newreno": 5.0, "few": 4.0, "ap": 2.0}     # Fig. 8: COPE+EO over COPE, X-I
-PAPER_NCAWARE_GAIN_PCT = 12.0                                    # Fig. 9: NC-aware+COPE over TCP-AP+COPE
+# The paper's numbers (none survive in its figures except these).
+PAPER_EO_GAIN_PCT = {v: PaperNumber(x, "Fig. 8") for v, x in               # COPE + Encode Once over COPE, X-I
+                     {"newreno": 5.0, "few": 4.0, "ap": 2.0}.items()}
+PAPER_NCAWARE_GAIN_PCT = PaperNumber(12.0, "Fig. 9")                          # NC-aware + COPE over TCP-AP + COPE
 
+# The classes of the paper's claims, and what ncmesh concludes where they do not hold (docs/results/cope-tcp.md).
+CHAIN = ClaimGroup(
+    "the chain",
+    "with one flow COPE can only XOR a segment with an ACK of the same flow: it gains at 2 hops, and from 4 hops "
+    "on its control frames and ordering agent cost 1-6%, so it does not help NewReno or FeW overall and "
+    "TCP-AP + COPE is the lowest at every hop count",
+    "docs/results/cope-tcp.md, Claims and Why")
+X1 = ClaimGroup(
+    "X-I",
+    "with ns-2's 550 m carrier sense the whole X-I senses itself, the overheard packets arrive and nearly every "
+    "code decodes: COPE gives every TCP a large gain (+22% to +30%), where the paper reports a marginal one and "
+    "none for TCP-AP",
+    "docs/results/cope-tcp.md, Why (X-I)")
+X2 = ClaimGroup(
+    "X-II",
+    "the centre cannot code the crossing flows (their neighbours are out of range), so COPE only adds control "
+    "frames and the ordering agent: a 1-2% loss for every TCP, TCP-AP included, which the quick mode's 3 seeds "
+    "cannot resolve",
+    "docs/results/cope-tcp.md, Claims and Why (X-II)")
+ENCODE_ONCE = ClaimGroup(
+    "Encode Once",
+    "Encode Once changes goodput by at most 0.5%: with nearly every code decoding, hardly any coded "
+    "retransmissions are left for it to save",
+    "docs/results/cope-tcp.md, Why (X-I)")
+NC_AWARE = ClaimGroup(
+    "NC-aware TCP-AP",
+    "the full run reproduces it (+11.4 ± 0.7% over TCP-AP + COPE, +11.3 ± 0.7% over Encode Once): NC-aware TCP-AP "
+    "paces faster and codes as much as NewReno",
+    "docs/results/cope-tcp.md, Claims and Why (X-I)")
 
-def x2_scenario_set() -> dict:
-    """X-II (seed 001 Fig. 6): n0-n1-n2-n3-n4 horizontal and n5-n6-n2-n7-n8 vertical,
-    200 m apart, crossing at n2; flows n0->n4 and n5->n8 along those lines (explicit
-    routes). 9 nodes, set on top of the X builder's scenario: its two flows keep the
-    start times the builder draws in [START_S, START_S + START_SPREAD_S) from its seed,
-    which follows the run seed (as in the other parts); only their endpoints and routes
-    change."""
-    d = SPACING_M
-    nodes = [{"x": -2 * d, "y": 0.0}, {"x": -d, "y": 0.0}, {"x": 0.0, "y": 0.0}, {"x": d, "y": 0.0},
-             {"x": 2 * d, "y": 0.0}, {"x": 0.0, "y": 2 * d}, {"x": 0.0, "y": d}, {"x": 0.0, "y": -d},
-             {"x": 0.0, "y": -2 * d}]
-    out = {"name": "x2-200m", "nodes": nodes}
-    for i, (src, dst, route) in enumerate(((0, 4, [0, 1, 2, 3, 4]), (5, 8, [5, 6, 2, 7, 8]))):
-        out.update({f"flows.{i}.src": src, f"flows.{i}.dst": dst, f"flows.{i}.route": route,
-                    f"flows.{i}.packet_bytes": PACKET_BYTES})
-    return out
-
-
-def _base(builder: str, options: dict, duration: float, extra_set: dict | None = None) -> dict:
-    return {"builder": builder,
-            "options": {"duration": duration, "start": START_S, "start_spread": START_SPREAD_S,
-                        "measure_start": MEASURE_START_S, "seed": BUILDER_SEED, **options},
-            "set": {**(extra_set or {}), "mac.rts_threshold_bytes": RTS_THRESHOLD_BYTES,
-                    "mac.data_rate_mbps": DATA_RATE_MBPS, "mac.queue_packets": QUEUE_PACKETS,
-                    "channel.rx_range_m": RANGE_M, "channel.cs_range_m": CS_RANGE_M,
-                    "channel.interference_range_m": INTERFERENCE_RANGE_M, "tcp.mss_bytes": PACKET_BYTES}}
+CLAIMS_NOTE = ("Changes are paired per seed, mean ± 95% CI. A gain or a loss holds when the CI excludes 0 on that "
+               "side, 'no change' when it includes 0; Fig. 9's +12% when our CI excludes 0 and is within the CI or "
+               f"{CLAIM_TOLERANCE_PP:g} points of 12; orderings on the chain compare means.")
 
 
 def sweeps(quick: bool = False) -> dict[str, dict]:
@@ -97,9 +111,58 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
     }
 
 
-def sweep(quick: bool = False) -> dict:
-    """The X-I part; the experiment is `sweeps()`."""
-    return sweeps(quick)["x1"]
+def x2_scenario_set() -> dict:
+    """X-II (Xu et al., Fig. 6): n0-n1-n2-n3-n4 horizontal and n5-n6-n2-n7-n8 vertical,
+    200 m apart, crossing at n2; flows n0->n4 and n5->n8 along those lines (explicit
+    routes). 9 nodes, set on top of the X builder's scenario: its two flows keep the
+    start times the builder draws in [START_S, START_S + START_SPREAD_S) from its seed,
+    which follows the run seed (as in the other parts); only their endpoints and routes
+    change."""
+    d = SPACING_M
+    nodes = [{"x": -2 * d, "y": 0.0}, {"x": -d, "y": 0.0}, {"x": 0.0, "y": 0.0}, {"x": d, "y": 0.0},
+             {"x": 2 * d, "y": 0.0}, {"x": 0.0, "y": 2 * d}, {"x": 0.0, "y": d}, {"x": 0.0, "y": -d},
+             {"x": 0.0, "y": -2 * d}]
+    out = {"name": "x2-200m", "nodes": nodes}
+    for i, (src, dst, route) in enumerate(((0, 4, [0, 1, 2, 3, 4]), (5, 8, [5, 6, 2, 7, 8]))):
+        out.update({f"flows.{i}.src": src, f"flows.{i}.dst": dst, f"flows.{i}.route": route,
+                    f"flows.{i}.packet_bytes": PACKET_BYTES})
+    return out
+
+
+def _base(builder: str, options: dict, duration: float, extra_set: dict | None = None) -> dict:
+    return sweep_base(builder, options,
+                      {**(extra_set or {}), "mac.rts_threshold_bytes": RTS_THRESHOLD_BYTES,
+                       "mac.data_rate_mbps": DATA_RATE_MBPS, "mac.queue_packets": QUEUE_PACKETS,
+                       "channel.rx_range_m": RANGE_M, "channel.cs_range_m": CS_RANGE_M,
+                       "channel.interference_range_m": INTERFERENCE_RANGE_M, "tcp.mss_bytes": PACKET_BYTES},
+                      duration=duration, start=START_S, start_spread=START_SPREAD_S, measure_start=MEASURE_START_S,
+                      seed=BUILDER_SEED)
+
+
+def analyze(results: dict, quick: bool = False) -> Analysis:
+    chain = per_run_total(results["chain"], ["hops", "tcp.variant", "scheme.name"])
+    x1 = per_run_total(results["x1"], ["tcp.variant", "scheme.name", "scheme.xor.encode_once"])
+    x2 = per_run_total(results["x2"], ["tcp.variant", "scheme.name"])
+    # "none" with encode_once = true is the same protocol (no coding); keep encode_once = false for noNC.
+    x1 = x1[~((x1["scheme.name"] == "none") & (x1["scheme.xor.encode_once"]))]
+    parts = Analysis.join([_chosen(quick, chain), _chain(chain), _x(x1, x2), _x1_enhancements(x1), _counters(results)])
+    return Analysis.join([parts, claims_part(parts.claims, CLAIMS_NOTE), _notes(quick), _highlights(parts.claims)],
+                         scenario_note="Parts: chain (hops × TCP × scheme), x1 (TCP × scheme × Encode Once), "
+                                       "x2 (TCP × scheme; 9 nodes and the two flows' endpoints and routes set on the X "
+                                       "builder's scenario, whose start times it keeps).")
+
+
+def _chosen(quick: bool, chain) -> Analysis:
+    n_seeds = int(chain.groupby(["hops", "tcp.variant", "scheme.name"]).size().max()) if len(chain) else 0
+    return Analysis(summary={
+        "chosen": {"data_rate_mbps": DATA_RATE_MBPS, "rts_threshold_bytes": RTS_THRESHOLD_BYTES,
+                   "range_m": RANGE_M, "cs_range_m": CS_RANGE_M,
+                   "interference_range_m": INTERFERENCE_RANGE_M, "spacing_m": SPACING_M, "x1_spacing_m": X1_SPACING_M,
+                   "start_s": [START_S, START_S + START_SPREAD_S], "builder_seed": BUILDER_SEED,
+                   "measure_start_s": MEASURE_START_S,
+                   "duration_s": (QUICK if quick else FULL)["duration"], "chain_hops": CHAIN_HOPS,
+                   "queue_packets": QUEUE_PACKETS, "packet_bytes": PACKET_BYTES},
+        "seeds": n_seeds})
 
 
 def _cfg(df, variant, scheme, eo=False):
@@ -111,34 +174,13 @@ def _cfg(df, variant, scheme, eo=False):
 
 def _paired(df, a: tuple, b: tuple) -> tuple[float, float, int]:
     """Mean ± CI of the per-seed % change of configuration b over a."""
-    x = _cfg(df, *a)[["seed", "throughput_kbps"]].rename(columns={"throughput_kbps": "a"})
-    y = _cfg(df, *b)[["seed", "throughput_kbps"]].rename(columns={"throughput_kbps": "b"})
-    m = x.merge(y, on="seed")
-    return mean_ci(((m["b"] - m["a"]) / m["a"] * 100.0).tolist())
+    return mean_ci(paired_change(_cfg(df, *a), _cfg(df, *b), ["seed"])["improvement_pct"])
 
 
-def analyze(results: dict, quick: bool = False):
+def _chain(chain) -> Analysis:
+    """Fig. 3: goodput on the chain, COPE's change per hop count, and the paper's claims on it."""
     import pandas as pd
 
-    from . import Analysis, FigureOut, TableOut
-
-    tables, figures, notes, claims = [], [], [], []
-    summary: dict = {"chosen": {"data_rate_mbps": DATA_RATE_MBPS, "rts_threshold_bytes": RTS_THRESHOLD_BYTES,
-                                "range_m": RANGE_M, "cs_range_m": CS_RANGE_M,
-                                "interference_range_m": INTERFERENCE_RANGE_M, "spacing_m": SPACING_M, "x1_spacing_m": X1_SPACING_M,
-                                "start_s": [START_S, START_S + START_SPREAD_S], "builder_seed": BUILDER_SEED,
-                                "measure_start_s": MEASURE_START_S,
-                                "duration_s": (QUICK if quick else FULL)["duration"], "chain_hops": CHAIN_HOPS,
-                                "queue_packets": QUEUE_PACKETS, "packet_bytes": PACKET_BYTES}}
-    chain = per_run_total(results["chain"], ["hops", "tcp.variant", "scheme.name"])
-    x1 = per_run_total(results["x1"], ["tcp.variant", "scheme.name", "scheme.xor.encode_once"])
-    x2 = per_run_total(results["x2"], ["tcp.variant", "scheme.name"])
-    # "none" with encode_once = true is the same protocol (no coding); keep encode_once = false for noNC.
-    x1 = x1[~((x1["scheme.name"] == "none") & (x1["scheme.xor.encode_once"]))]
-    n_seeds = int(chain.groupby(["hops", "tcp.variant", "scheme.name"]).size().max()) if len(chain) else 0
-    summary["seeds"] = n_seeds
-
-    # ---------------- Fig. 3 chain
     fig, axs = grid_figure(7.5, 4.8)
     ax = axs[0, 0]
     stats = stats_by(chain, ["tcp.variant", "scheme.name", "hops"], "throughput_kbps")
@@ -157,9 +199,8 @@ def analyze(results: dict, quick: bool = False):
     ax.set_title("Chain, 200 m hops", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, ncols=2)
-    figures.append(FigureOut("fig3_chain", "Fig. 3: goodput in the chain topology", fig,
-                             "Dashed: without COPE; solid: with COPE. Mean over seeds ± 95% CI."))
-    summary["fig3_chain"] = chain_sum
+    figure = FigureOut("fig3_chain", "Fig. 3: goodput in the chain topology", fig,
+                       "Dashed: without COPE; solid: with COPE. Mean over seeds ± 95% CI.")
     imp = improvements(chain, ["hops", "tcp.variant"], "scheme.name", "none")
     imp_stats = stats_by(imp, ["tcp.variant", "hops"], "improvement_pct")
     rows = []
@@ -169,118 +210,147 @@ def analyze(results: dict, quick: bool = False):
             m, ci, _ = imp_stats.get((v, h), (math.nan, math.nan, 0))
             r[f"{h} hops"] = fmt_ci(m, ci, 0, "%")
         rows.append(r)
-    tables.append(TableOut("chain_cope_gain", "Fig. 3: COPE's change of chain goodput (%, paired per seed, ± 95% CI)",
-                           pd.DataFrame(rows)))
-    summary["fig3_cope_gain_pct"] = {v: {str(h): imp_stats.get((v, h), (math.nan,))[0] for h in CHAIN_HOPS}
-                                     for v in VARIANTS}
+    table = TableOut("chain_cope_gain", "Fig. 3: COPE's change of chain goodput (%, paired per seed, ± 95% CI)",
+                     pd.DataFrame(rows))
     mean_gain = {v: mean_ci([imp_stats.get((v, h), (math.nan,))[0] for h in CHAIN_HOPS if h >= 2])[0]
                  for v in VARIANTS}
-    claims.append(("Fig. 3: COPE significantly improves TCP-NewReno and TCP-FeW on the chain",
-                   f"mean COPE change over 2-8 hops: NewReno {mean_gain['newreno']:+.1f}%, FeW {mean_gain['few']:+.1f}% "
-                   f"(AP {mean_gain['ap']:+.1f}%)",
-                   mean_gain["newreno"] > 5 and mean_gain["few"] > 5))
     cope_at = {v: {h: stats.get((v, "cope", h), (math.nan,))[0] for h in CHAIN_HOPS} for v in VARIANTS}
-    nr_low = [h for h in CHAIN_HOPS if h >= 2 and cope_at["newreno"][h] <= min(cope_at["few"][h], cope_at["ap"][h])]
-    ap_low = [h for h in CHAIN_HOPS if h >= 2 and cope_at["ap"][h] <= min(cope_at["few"][h], cope_at["newreno"][h])]
-    claims.append(("Fig. 3: TCP-NewReno is the worst choice with COPE",
-                   "NewReno+COPE lowest at " + (", ".join(map(str, nr_low)) or "none") + " of 2-8 hops; AP+COPE "
-                   "lowest at " + (", ".join(map(str, ap_low)) or "none"),
-                   len(nr_low) == len(CHAIN_HOPS) - 1))
+    longer = [h for h in CHAIN_HOPS if h >= 2]
+    nr_low = [h for h in longer if cope_at["newreno"][h] <= min(cope_at["few"][h], cope_at["ap"][h])]
+    ap_low = [h for h in longer if cope_at["ap"][h] <= min(cope_at["few"][h], cope_at["newreno"][h])]
     short, long_ = [h for h in CHAIN_HOPS if h <= 2], [h for h in CHAIN_HOPS if h >= 6]
-    claims.append(("Fig. 3: TCP-AP + COPE beats TCP-FeW + COPE on short chains and loses on long ones",
-                   "AP+COPE − FeW+COPE (kbit/s): " + ", ".join(
-                       f"{h} hops {cope_at['ap'][h] - cope_at['few'][h]:+.0f}" for h in short + long_),
-                   all(cope_at["ap"][h] > cope_at["few"][h] for h in short)
-                   and all(cope_at["ap"][h] < cope_at["few"][h] for h in long_)))
+    claims = [
+        Claim("Fig. 3: COPE significantly improves TCP-NewReno and TCP-FeW on the chain",
+              f"mean COPE change over 2-8 hops: NewReno {mean_gain['newreno']:+.1f}%, FeW {mean_gain['few']:+.1f}% "
+              f"(AP {mean_gain['ap']:+.1f}%)",
+              all_of((more(mean_gain[v], 5) for v in ("newreno", "few")), "mean change above +5%"), CHAIN),
+        Claim("Fig. 3: TCP-NewReno is the worst choice with COPE",
+              "NewReno+COPE lowest at " + (", ".join(map(str, nr_low)) or "none") + " of 2-8 hops; AP+COPE "
+              "lowest at " + (", ".join(map(str, ap_low)) or "none"),
+              all_of(at_most(cope_at["newreno"][h], min(cope_at["few"][h], cope_at["ap"][h])) for h in longer),
+              CHAIN),
+        Claim("Fig. 3: TCP-AP + COPE beats TCP-FeW + COPE on short chains and loses on long ones",
+              "AP+COPE − FeW+COPE (kbit/s): " + ", ".join(
+                  f"{h} hops {cope_at['ap'][h] - cope_at['few'][h]:+.0f}" for h in short + long_),
+              all_of([more(cope_at["ap"][h], cope_at["few"][h]) for h in short]
+                     + [less(cope_at["ap"][h], cope_at["few"][h]) for h in long_]), CHAIN),
+    ]
+    return Analysis(summary={"fig3_chain": chain_sum,
+                             "fig3_cope_gain_pct": {v: {str(h): imp_stats.get((v, h), (math.nan,))[0]
+                                                        for h in CHAIN_HOPS} for v in VARIANTS}},
+                    tables=[table], figures=[figure], claims=claims)
 
-    # ---------------- Figs. 5, 7, 8, 9 (bars)
-    def bar_panel(ax, df, configs, title):
-        vals = []
-        for label, cfg in configs:
-            m, ci, n = mean_ci(_cfg(df, *cfg)["throughput_kbps"])
-            vals.append((label, m, ci, n))
-        xs = range(len(vals))
-        ax.bar(list(xs), [v[1] for v in vals], yerr=[v[2] if math.isfinite(v[2]) else 0 for v in vals], capsize=3,
-               color=["#9e9e9e" if "COPE" not in v[0] and "NC-aware" not in v[0] else "#1f77b4" if "Encode" not in v[0]
-                      else "#ff7f0e" for v in vals])
-        ax.set_xticks(list(xs), [v[0] for v in vals], rotation=30, ha="right", fontsize=8)
-        ax.set_ylabel("Network goodput (kbit/s)")
-        ax.set_title(title, fontsize=10)
-        ax.grid(alpha=0.3, axis="y")
-        return {v[0]: {"mean_kbps": v[1], "ci95_kbps": v[2], "n": v[3]} for v in vals}
+
+def _bar_panel(ax, df, configs, title):
+    """Bars of mean goodput ± 95% CI per (label, configuration); {label: {mean_kbps, ci95_kbps, n}}."""
+    vals = []
+    for label, cfg in configs:
+        m, ci, n = mean_ci(_cfg(df, *cfg)["throughput_kbps"])
+        vals.append((label, m, ci, n))
+    xs = range(len(vals))
+    ax.bar(list(xs), [v[1] for v in vals], yerr=[v[2] if math.isfinite(v[2]) else 0 for v in vals], capsize=3,
+           color=["#9e9e9e" if "COPE" not in v[0] and "NC-aware" not in v[0] else "#1f77b4" if "Encode" not in v[0]
+                  else "#ff7f0e" for v in vals])
+    ax.set_xticks(list(xs), [v[0] for v in vals], rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("Network goodput (kbit/s)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3, axis="y")
+    return {v[0]: {"mean_kbps": v[1], "ci95_kbps": v[2], "n": v[3]} for v in vals}
+
+
+# What the paper says of COPE's change on X-I and X-II (Figs. 5, 7 and its conclusion).
+PAPER_X = {("x1", "newreno"): "marginal gain", ("x1", "few"): "marginal gain", ("x1", "ap"): "no gain",
+           ("x2", "newreno"): "worse with COPE", ("x2", "few"): "worse with COPE",
+           ("x2", "ap"): "no gain (conclusion: improves)"}
+
+
+def _x(x1, x2) -> Analysis:
+    """Figs. 5 and 7: goodput on X-I and X-II with and without COPE, COPE's change, the paper's claims."""
+    import pandas as pd
 
     fig, axs = grid_figure(11.0, 4.5, 1, 2)
     cfg_none_cope = [(f"{VLABEL[v]}{s}", (v, sch)) for v in VARIANTS for s, sch in (("", "none"), (" + COPE", "cope"))]
-    summary["fig5_x1"] = bar_panel(axs[0, 0], x1, cfg_none_cope, "X-I (5 nodes, 150 m arms)")
-    summary["fig7_x2"] = bar_panel(axs[0, 1], x2, cfg_none_cope, "X-II (9 nodes, 200 m)")
-    figures.append(FigureOut("fig5_fig7_x", "Figs. 5 and 7: goodput in X-I and X-II, with and without COPE", fig,
-                             "Mean over seeds ± 95% CI."))
-    gains = {}
-    rows = []
+    summary = {"fig5_x1": _bar_panel(axs[0, 0], x1, cfg_none_cope, "X-I (5 nodes, 150 m arms)"),
+               "fig7_x2": _bar_panel(axs[0, 1], x2, cfg_none_cope, "X-II (9 nodes, 200 m)")}
+    figure = FigureOut("fig5_fig7_x", "Figs. 5 and 7: goodput in X-I and X-II, with and without COPE", fig,
+                       "Mean over seeds ± 95% CI.")
+    g, rows = {}, []
     for topo, df in (("x1", x1), ("x2", x2)):
         for v in VARIANTS:
             m, ci, n = _paired(df, (v, "none"), (v, "cope"))
-            gains[f"{topo}.{v}"] = {"cope_gain_pct": m, "ci95": ci, "n": n}
+            g[f"{topo}.{v}"] = {"cope_gain_pct": m, "ci95": ci, "n": n}
             rows.append({"topology": {"x1": "X-I", "x2": "X-II"}[topo], "TCP": VLABEL[v],
-                         "COPE's change (ours)": fmt_ci(m, ci, 1, "%"),
-                         "paper": {("x1", "newreno"): "marginal gain", ("x1", "few"): "marginal gain",
-                                   ("x1", "ap"): "no gain", ("x2", "newreno"): "worse with COPE",
-                                   ("x2", "few"): "worse with COPE", ("x2", "ap"): "no gain (conclusion: improves)"}[(topo, v)]})
-    summary["x_cope_gain_pct"] = gains
-    tables.append(TableOut("x_cope_gain", "Figs. 5, 7: COPE's change of network goodput on X-I and X-II", pd.DataFrame(rows)))
-    g = gains
+                         "COPE's change (ours)": fmt_ci(m, ci, 1, "%"), "paper": PAPER_X[(topo, v)]})
+    summary["x_cope_gain_pct"] = g
+    table = TableOut("x_cope_gain", "Figs. 5, 7: COPE's change of network goodput on X-I and X-II", pd.DataFrame(rows))
+
     def pm(key):
         return f"{g[key]['cope_gain_pct']:+.1f}% ± {g[key]['ci95']:.1f}"
 
-    def sig(key, sign):      # the 95% CI excludes 0 on the side `sign`
-        return sign * g[key]["cope_gain_pct"] - g[key]["ci95"] > 0
+    def change(key):
+        return g[key]["cope_gain_pct"], g[key]["ci95"]
 
-    claims.append(("Fig. 5: on X-I COPE brings a marginal gain to TCP-NewReno and TCP-FeW",
-                   f"NewReno {pm('x1.newreno')}, FeW {pm('x1.few')}",
-                   sig("x1.newreno", 1) and sig("x1.few", 1)))
-    claims.append(("Fig. 5: on X-I COPE brings nothing to TCP-AP (no change)", f"AP {pm('x1.ap')}",
-                   not sig("x1.ap", 1) and not sig("x1.ap", -1)))
-    claims.append(("Fig. 7: on X-II COPE hurts TCP-NewReno and TCP-FeW",
-                   f"NewReno {pm('x2.newreno')}, FeW {pm('x2.few')}",
-                   sig("x2.newreno", -1) and sig("x2.few", -1)))
-    claims.append(("Fig. 7: on X-II COPE does not hurt TCP-AP (the conclusion: COPE only improves TCP-AP)",
-                   f"AP {pm('x2.ap')}", not sig("x2.ap", -1)))
+    claims = [
+        Claim("Fig. 5: on X-I COPE brings a marginal gain to TCP-NewReno and TCP-FeW",
+              f"NewReno {pm('x1.newreno')}, FeW {pm('x1.few')}", gain(*change("x1.newreno")) & gain(*change("x1.few")),
+              X1),
+        Claim("Fig. 5: on X-I COPE brings nothing to TCP-AP (no change)", f"AP {pm('x1.ap')}", no_change(*change("x1.ap")),
+              X1),
+        Claim("Fig. 7: on X-II COPE hurts TCP-NewReno and TCP-FeW", f"NewReno {pm('x2.newreno')}, FeW {pm('x2.few')}",
+              loss(*change("x2.newreno")) & loss(*change("x2.few")), X2),
+        Claim("Fig. 7: on X-II COPE does not hurt TCP-AP (the conclusion: COPE only improves TCP-AP)",
+              f"AP {pm('x2.ap')}", not_loss(*change("x2.ap")), X2),
+    ]
+    return Analysis(summary=summary, tables=[table], figures=[figure], claims=claims)
+
+
+def _x1_enhancements(x1) -> Analysis:
+    """Figs. 8 and 9 on X-I: Encode Once and NC-aware TCP-AP beside the paper's gains, and its claims."""
+    import pandas as pd
 
     fig, axs = grid_figure(11.0, 4.5, 1, 2)
     cfg8 = [(f"{VLABEL[v]}{s}", (v, sch, eo)) for v in VARIANTS
             for s, sch, eo in (("", "none", False), (" + COPE", "cope", False), (" + COPE + Encode Once", "cope", True))]
-    summary["fig8_x1_encode_once"] = bar_panel(axs[0, 0], x1, cfg8, "Fig. 8: X-I with Encode Once")
     cfg9 = [("TCP-AP", ("ap", "none", False)), ("TCP-AP + COPE", ("ap", "cope", False)),
             ("TCP-AP + COPE + Encode Once", ("ap", "cope", True)), ("NC-aware TCP-AP + COPE", ("nc-aware", "cope", False))]
-    summary["fig9_x1_nc_aware"] = bar_panel(axs[0, 1], x1, cfg9, "Fig. 9: TCP-AP variants on X-I")
-    figures.append(FigureOut("fig8_fig9_x1", "Figs. 8 and 9: Encode Once and NC-aware TCP-AP on X-I", fig,
-                             "Mean over seeds ± 95% CI."))
+    summary = {"fig8_x1_encode_once": _bar_panel(axs[0, 0], x1, cfg8, "Fig. 8: X-I with Encode Once"),
+               "fig9_x1_nc_aware": _bar_panel(axs[0, 1], x1, cfg9, "Fig. 9: TCP-AP variants on X-I")}
+    figure = FigureOut("fig8_fig9_x1", "Figs. 8 and 9: Encode Once and NC-aware TCP-AP on X-I", fig,
+                       "Mean over seeds ± 95% CI.")
     rows, eo = [], {}
     for v in VARIANTS:
         m, ci, n = _paired(x1, (v, "cope", False), (v, "cope", True))
-        eo[v] = {"gain_pct": m, "ci95": ci, "n": n, "paper_pct": PAPER_EO_GAIN_PCT[v]}
+        eo[v] = {"gain_pct": m, "ci95": ci, "n": n, "paper_pct": PAPER_EO_GAIN_PCT[v].value}
         rows.append({"comparison": f"{VLABEL[v]}: COPE + Encode Once vs COPE", "ours": fmt_ci(m, ci, 1, "%"),
-                     "paper": f"+{PAPER_EO_GAIN_PCT[v]:g}%"})
+                     "paper": f"+{PAPER_EO_GAIN_PCT[v]}%"})
     nca, nca_ci, nn = _paired(x1, ("ap", "cope", False), ("nc-aware", "cope", False))
     vs_eo, vs_eo_ci, _ = _paired(x1, ("ap", "cope", True), ("nc-aware", "cope", False))
     rows.append({"comparison": "NC-aware TCP-AP + COPE vs TCP-AP + COPE", "ours": fmt_ci(nca, nca_ci, 1, "%"),
-                 "paper": f"about +{PAPER_NCAWARE_GAIN_PCT:g}%"})
-    rows.append({"comparison": "NC-aware TCP-AP + COPE vs TCP-AP + COPE + Encode Once", "ours": fmt_ci(vs_eo, vs_eo_ci, 1, "%"),
-                 "paper": "> 0 (NC-aware better)"})
-    tables.append(TableOut("x1_enhancements", "Figs. 8, 9: Encode Once and NC-aware TCP on X-I (paired per seed, "
-                                              "± 95% CI), beside the paper's claims", pd.DataFrame(rows)))
+                 "paper": f"about +{PAPER_NCAWARE_GAIN_PCT}%"})
+    rows.append({"comparison": "NC-aware TCP-AP + COPE vs TCP-AP + COPE + Encode Once",
+                 "ours": fmt_ci(vs_eo, vs_eo_ci, 1, "%"), "paper": "> 0 (NC-aware better)"})
+    table = TableOut("x1_enhancements", "Figs. 8, 9: Encode Once and NC-aware TCP on X-I (paired per seed, "
+                                        "± 95% CI), beside the paper's claims", pd.DataFrame(rows))
     summary["fig8_encode_once_gain_pct"] = eo
-    summary["fig9_nc_aware_gain_pct"] = {"vs_ap_cope": nca, "vs_ap_cope_ci95": nca_ci, "paper_pct": PAPER_NCAWARE_GAIN_PCT,
+    summary["fig9_nc_aware_gain_pct"] = {"vs_ap_cope": nca, "vs_ap_cope_ci95": nca_ci,
+                                         "paper_pct": PAPER_NCAWARE_GAIN_PCT.value,
                                          "vs_ap_encode_once": vs_eo, "vs_ap_encode_once_ci95": vs_eo_ci, "n": nn}
-    claims.append(("Fig. 8: Encode Once improves on COPE by 5%, 4%, 2% (NewReno, FeW, AP)",
-                   ", ".join(f"{VLABEL[v]} {eo[v]['gain_pct']:+.1f}% ± {eo[v]['ci95']:.1f}" for v in VARIANTS),
-                   all(eo[v]["gain_pct"] - eo[v]["ci95"] > 0 for v in VARIANTS)))
-    claims.append(("Fig. 9: NC-aware TCP-AP + COPE ≈ +12% over TCP-AP + COPE", f"{nca:+.1f}% ± {nca_ci:.1f}",
-                   nca - nca_ci > 0 and abs(nca - PAPER_NCAWARE_GAIN_PCT) <= max(nca_ci, 5.0)))
-    claims.append(("Fig. 9: NC-aware TCP-AP beats TCP-AP with Encode Once", f"{vs_eo:+.1f}% ± {vs_eo_ci:.1f}",
-                   vs_eo - vs_eo_ci > 0))
+    claims = [
+        Claim("Fig. 8: Encode Once improves on COPE by 5%, 4%, 2% (NewReno, FeW, AP)",
+              ", ".join(f"{VLABEL[v]} {eo[v]['gain_pct']:+.1f}% ± {eo[v]['ci95']:.1f}" for v in VARIANTS),
+              all_of(gain(eo[v]["gain_pct"], eo[v]["ci95"]) for v in VARIANTS), ENCODE_ONCE),
+        Claim("Fig. 9: NC-aware TCP-AP + COPE ≈ +12% over TCP-AP + COPE", f"{nca:+.1f}% ± {nca_ci:.1f}",
+              gain(nca, nca_ci) & near(nca, nca_ci, PAPER_NCAWARE_GAIN_PCT.value), NC_AWARE, PAPER_NCAWARE_GAIN_PCT),
+        Claim("Fig. 9: NC-aware TCP-AP beats TCP-AP with Encode Once", f"{vs_eo:+.1f}% ± {vs_eo_ci:.1f}",
+              gain(vs_eo, vs_eo_ci), NC_AWARE),
+    ]
+    return Analysis(summary=summary, tables=[table], figures=[figure], claims=claims)
 
-    # ---------------- coding counters on X-I, X-II and the 4-hop chain
+
+def _counters(results: dict) -> Analysis:
+    """COPE's counters on X-I, X-II and the 4-hop chain (sum over nodes, mean over seeds)."""
+    import pandas as pd
+
     crow = []
     for label, part, keys, pick in (
             ("X-I", "x1", ["tcp.variant", "scheme.name", "scheme.xor.encode_once"], None),
@@ -297,16 +367,12 @@ def analyze(results: dict, quick: bool = False):
                 r[col] = round(float(gdf[col].mean()), 1)
             crow.append(r)
     counters = pd.DataFrame(crow)
-    summary["coding_counters"] = counters.to_dict("records")
-    tables.append(TableOut("coding_counters", "COPE's counters (sum over nodes, mean over seeds)", counters))
+    return Analysis(summary={"coding_counters": counters.to_dict("records")},
+                    tables=[TableOut("coding_counters", "COPE's counters (sum over nodes, mean over seeds)", counters)])
 
-    summary["claims"] = [{"claim": c, "ours": o, "holds": bool(h)} for c, o, h in claims]
-    tables.append(TableOut("claims", "The paper's claims beside ours", pd.DataFrame(
-        [{"paper's claim": c, "ours": o, "holds": "yes" if h else "no"} for c, o, h in claims]),
-        note="Changes are paired per seed, mean ± 95% CI. A gain or a loss holds when the CI excludes 0 on that "
-             "side, 'no change' when it includes 0; Fig. 9's +12% when our CI excludes 0 and is within the CI or "
-             "5 points of 12; orderings on the chain compare means."))
-    notes.append("Chosen values (lost in the paper): " + "; ".join([
+
+def _notes(quick: bool) -> Analysis:
+    notes = ["Chosen values (lost in the paper): " + "; ".join([
         f"receive range {RANGE_M:g} m (the paper), carrier-sense and interference range {CS_RANGE_M:g} m (ns-2's "
         "standard wireless set-up with two-ray ground: CSThresh_ 1.559e-11 W at 550 m, RXThresh_ 3.652e-10 W at "
         "250 m)",
@@ -317,13 +383,15 @@ def analyze(results: dict, quick: bool = False):
         "TCP-FeW alpha 0.01, TCP-AP and NC-aware (lambda) at the core's defaults",
         f"flows start uniformly in [{START_S:g}, {START_S + START_SPREAD_S:g}) s, drawn by the builder seed, which "
         "follows the run seed (every replicate has its own start times, the same for every TCP and scheme; X-II "
-        "keeps the X builder's two draws)"]) + ".")
+        "keeps the X builder's two draws)"]) + "."]
     if quick:
         notes.append(f"Quick mode: {QUICK['seeds']} seeds, {QUICK['duration']:g} s runs; full: {FULL['seeds']} seeds, "
                      f"{FULL['duration']:g} s.")
-    highlights = [(c[:60] + ("…" if len(c) > 60 else ""), "holds" if h else "does not hold", "good" if h else "bad")
-                  for c, o, h in claims]
-    return Analysis(summary=summary, tables=tables, figures=figures, highlights=highlights, notes=notes,
-                    scenario_note="Parts: chain (hops × TCP × scheme), x1 (TCP × scheme × Encode Once), "
-                                  "x2 (TCP × scheme; 9 nodes and the two flows' endpoints and routes set on the X "
-                                  "builder's scenario, whose start times it keeps).")
+    return Analysis(notes=notes)
+
+
+def _highlights(claims: list[Claim]) -> Analysis:
+    """One box per claim: holds or not."""
+    return Analysis(highlights=[(c.text[:60] + ("…" if len(c.text) > 60 else ""),
+                                 "holds" if c.holds else "does not hold", "good" if c.holds else "bad")
+                                for c in claims])

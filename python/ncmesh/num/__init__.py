@@ -1,6 +1,6 @@
-"""ncmesh.num: the network-utility-maximisation optimum of seed 000 (Seferoglu &
-Markopoulou, "Network coding-aware queue management for TCP flows over coded wireless
-networks"): TCP flows with log utility over COPE (one-hop) or BFLY (two-hop) coded
+"""ncmesh.num: the network-utility-maximisation optimum of Seferoglu & Markopoulou,
+"Network coding-aware queue management for TCP flows over coded wireless networks"
+(NCAQM; docs/papers.md): TCP flows with log utility over COPE (one-hop) or BFLY (two-hop) coded
 802.11 multihop networks under the protocol interference model.
 
     >>> from ncmesh import num

@@ -1,4 +1,4 @@
-"""`python -m ncmesh.num [--figures DIR] [--grid-seeds N]`: the NUM optimum of seed 000.
+"""`python -m ncmesh.num [--figures DIR] [--grid-seeds N]`: the NUM optimum of Seferoglu & Markopoulou (NCAQM).
 
 Prints the analytic coding gains (computed vs expected), Table I's "Optimal" column and a
 convergence check of the primal-dual algorithm; with --figures, writes Appendix A style

@@ -26,7 +26,7 @@ class Radio:
     <= the range, as ncmesh's range channel), or from an explicit undirected link list
     (then "in range" = joined by a link, for reception, overhearing and interference
     alike). `delivery[(i, j)]` is the probability that a transmission i -> j arrives
-    (1 unless given); it scales the hyperarc capacity as in Eq. (1) of seed 000.
+    (1 unless given); it scales the hyperarc capacity as in Eq. (1) of Seferoglu & Markopoulou.
     """
 
     def __init__(

@@ -1,4 +1,4 @@
-"""The NUM model of seed 000 (Seferoglu & Markopoulou, NCAQM), Sections III, IV and VII.
+"""The NUM model of Seferoglu & Markopoulou (NCAQM), Sections III, IV and VII.
 
 A `NumModel` holds
 - the flows with their fixed paths;
@@ -160,7 +160,7 @@ class Solution:
 
 
 class NumModel:
-    """The NUM problem of seed 000 for given flows, paths, radio neighbourhoods and coding.
+    """The NUM problem of Seferoglu & Markopoulou for given flows, paths, radio neighbourhoods and coding.
 
     Parameters
     ----------
@@ -187,7 +187,7 @@ class NumModel:
     overprovision:
         the paper's over-provisioning factor epsilon (<= 1): total time share available.
     interference:
-        "protocol" (seed 000, Section III: a node either sends or receives, and a
+        "protocol" (Seferoglu & Markopoulou, Section III: a node either sends or receives, and a
         transmission conflicts with every transmission whose transmitter is in range of
         one of its receivers) or "two-way" (any node of one within range of any node of the
         other, closer to 802.11 with RTS/CTS and ACKs).
@@ -442,7 +442,7 @@ class NumModel:
     # ------------------------------------------------------------ conflict graph
 
     def conflict(self, a: Hyperarc, b: Hyperarc) -> bool:
-        """Protocol model (seed 000, Section III): a node either transmits or receives
+        """Protocol model (Seferoglu & Markopoulou, Section III): a node either transmits or receives
         (shared nodes conflict), and a transmission is disturbed by every other
         transmitter within interference range of one of its receivers."""
         if a == b:

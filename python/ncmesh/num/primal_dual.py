@@ -1,4 +1,4 @@
-"""The primal-dual algorithm with the proximal method (seed 000, Section IV-B and
+"""The primal-dual algorithm with the proximal method (Seferoglu & Markopoulou, Section IV-B and
 Appendix A), on the model of `model.py`.
 
 Lagrangian of (P) with multipliers p_sk >= 0 (flow s's price at hop k: its queue at the

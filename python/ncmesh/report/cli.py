@@ -1,4 +1,4 @@
-"""`ncmesh report` (registered by ncmesh.cli through add_parser)."""
+"""`ncmesh report` (registered in ncmesh.cli.COMMANDS: add_parser, cmd_report)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import shlex
 import sys
 
 
-def add_parser(sub) -> None:
+def add_parser(sub):
     p = sub.add_parser("report", help="write a self-contained HTML report of a results directory",
                        description="One HTML page (figures embedded): how the runs were made, the base "
                                    "scenario, a table of goodput, RTT, retransmissions and timeouts with 95% "
@@ -14,7 +14,7 @@ def add_parser(sub) -> None:
     p.add_argument("results", metavar="RESULTS", help="results directory (written by ncmesh sweep)")
     p.add_argument("-o", "--output", metavar="FILE", help="the HTML file (default RESULTS/report.html)")
     p.add_argument("--title", help="page title")
-    p.set_defaults(handler=cmd_report)
+    return p
 
 
 def command_line() -> str | None:

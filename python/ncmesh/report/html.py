@@ -1,5 +1,6 @@
 """A self-contained HTML page: inline CSS, figures embedded as base64 PNG, no external
-resources. A small inline script records script/resource errors and whether every figure
+resources. Results come first (highlights, tables, notes, figures, errors); how the runs were
+made (facts, the sweep, the base scenario) follows, the long specifications folded. A small inline script records script/resource errors and whether every figure
 decoded (attributes data-errors, data-figures, data-figures-loaded on <html>), so a
 headless browser can check the page renders."""
 
@@ -55,6 +56,10 @@ figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
 details { margin: 8px 0; }
 summary { cursor: pointer; color: var(--accent); }
 .errors { border-left: 4px solid var(--bad); padding-left: 12px; }
+nav.contents { color: var(--muted); font-size: 13px; margin: 10px 0; }
+nav.contents a { color: var(--accent); margin-right: 12px; }
+ul.lines { color: var(--fg); font-size: 13px; margin: 4px 0 8px; padding-left: 20px; }
+p.lines-header { font-size: 13px; margin: 8px 0 0; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 """
 
@@ -110,13 +115,15 @@ def paragraphs(text: str) -> str:
 class Table:
     """A DataFrame shown as an HTML table (numbers formatted as `ncmesh table` does).
 
-    cell_class: optional function (column name, raw value) -> CSS class ("good", "bad")."""
+    cell_class: optional function (column name, raw value) -> CSS class ("good", "bad").
+    lines: one-line remarks under the note (a line ending in ':' introduces the ones after it)."""
 
     title: str
     df: Any
     note: str = ""
     cell_class: Any = None
     files: list = field(default_factory=list)
+    lines: list = field(default_factory=list)
 
 
 @dataclass
@@ -170,21 +177,11 @@ class Report:
                              f'<div class="name">{esc(name)}</div></div>')
             parts.append("</div>")
 
-        parts.append('<section id="run"><h2>How it was run</h2><dl class="facts">')
-        for name, value in self.facts:
-            val = f"<code>{esc(value)}</code>" if name.lower() in ("command",) else esc(value)
-            parts.append(f"<dt>{esc(name)}</dt><dd>{val}</dd>")
-        parts.append("</dl>")
-        if self.sweep_toml:
-            parts.append(f"<details open><summary>Sweep specification (TOML)</summary><pre>{esc(self.sweep_toml)}</pre></details>")
-        parts.append("</section>")
-
-        if self.scenario_toml:
-            parts.append('<section id="scenario"><h2>Scenario</h2>')
-            if self.scenario_note:
-                parts.append(paragraphs(self.scenario_note))
-            parts.append("<details><summary>Base scenario, every field (TOML)</summary>"
-                         f"<pre>{esc(self.scenario_toml)}</pre></details></section>")
+        sections = [(key, label) for key, label, present in (
+            ("tables", "Tables", self.tables), ("figures", "Figures", self.figures), ("errors", "Errors", True),
+            ("run", "How it was run", True), ("scenario", "Scenario", self.scenario_toml)) if present]
+        parts.append('<nav class="contents">' + "".join(f'<a href="#{k}">{esc(label)}</a>' for k, label in sections)
+                     + "</nav>")
 
         if self.tables:
             parts.append('<section id="tables"><h2>Tables</h2>')
@@ -215,6 +212,24 @@ class Report:
         else:
             parts.append("<p>None: every run finished.</p>")
         parts.append("</section>")
+
+        # How the runs were made: after the results, the long specifications folded.
+        parts.append('<section id="run"><h2>How it was run</h2><dl class="facts">')
+        for name, value in self.facts:
+            val = f"<code>{esc(value)}</code>" if name.lower() in ("command",) else esc(value)
+            parts.append(f"<dt>{esc(name)}</dt><dd>{val}</dd>")
+        parts.append("</dl>")
+        if self.sweep_toml:
+            parts.append(f"<details><summary>Sweep specification (TOML, {self.sweep_toml.count(chr(10))} lines)"
+                         f"</summary><pre>{esc(self.sweep_toml)}</pre></details>")
+        parts.append("</section>")
+
+        if self.scenario_toml:
+            parts.append('<section id="scenario"><h2>Scenario</h2>')
+            if self.scenario_note:
+                parts.append(paragraphs(self.scenario_note))
+            parts.append("<details><summary>Base scenario, every field (TOML)</summary>"
+                         f"<pre>{esc(self.scenario_toml)}</pre></details></section>")
 
         from .. import __version__
         parts.append(f"<footer>Made by ncmesh {esc(__version__)}. This page is self-contained: "
@@ -264,6 +279,12 @@ class Report:
         links = self._links(t.files, base_dir)
         if note or links:
             rows.append(f'<p class="note">{note}{" " if note and links else ""}{links}</p>')
+        if t.lines:
+            header = t.lines[0] if t.lines[0].endswith(":") else ""
+            items = [line.removeprefix("- ") for line in t.lines[1 if header else 0:]]
+            if header:
+                rows.append(f'<p class="lines-header">{esc(header)}</p>')
+            rows.append('<ul class="lines">' + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>")
         return "\n".join(rows)
 
 

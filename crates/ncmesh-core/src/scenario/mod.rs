@@ -12,7 +12,7 @@
 pub mod schema;
 pub use schema::*;
 
-mod build;
+mod builders;
 pub(crate) mod check;
 pub(crate) mod emit;
 mod errors;
@@ -21,7 +21,7 @@ mod validate;
 #[cfg(test)]
 mod tests;
 
-pub use build::{build, build_kinds, BuildOptions};
+pub use builders::{build, build_kind_help, build_kinds, BuildOptions};
 pub use emit::to_toml;
 pub use validate::validate;
 

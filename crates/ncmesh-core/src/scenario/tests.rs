@@ -1,6 +1,7 @@
 //! Tests of parsing, validation, canonical output and the builders.
 
-use super::build::{dist, range_adjacency, wheel_radius, BUTTERFLY};
+use super::builders::graph::{dist, hop_matrix, range_adjacency};
+use super::builders::shapes::{wheel_radius, BUTTERFLY};
 use super::*;
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -33,7 +34,7 @@ fn set(pairs: &[(usize, usize)]) -> BTreeSet<(usize, usize)> {
 fn hops_between(s: &Scenario, a: usize, b: usize) -> u32 {
     let pos: Vec<(f64, f64)> = s.nodes.iter().map(|n| (n.x, n.y)).collect();
     let adj = range_adjacency(&pos, RANGE);
-    super::build::hop_matrix(&adj)[a][b]
+    hop_matrix(&adj)[a][b]
 }
 
 fn round_trip(s: &Scenario) {
