@@ -108,7 +108,7 @@ fn payload_bytes_arrive_intact_and_do_not_change_timing() {
 
 #[test]
 fn a_relay_walking_away_cuts_the_flow() {
-    // seed 002-style: the middle node of a 2-hop chain walks out of range at 10-12 s.
+    // Chen et al.-style: the middle node of a 2-hop chain walks out of range at 10-12 s.
     let mut s = chain(2);
     s.nodes[1].waypoints = vec![
         Waypoint {

@@ -1,5 +1,5 @@
 //! Extra frame loss on top of the propagation model: per-link frame error rates,
-//! constant or following a time schedule (e.g. seed 002's 0% / 40% / 20% phases).
+//! constant or following a time schedule (e.g. Chen et al.'s 0% / 40% / 20% phases).
 
 use crate::engine::{secs, Time};
 use crate::scenario::schema::{LossCfg, LossFrames};

@@ -242,7 +242,7 @@ pub struct MacCfg {
     pub short_retry_limit: u32,
     /// Max transmission attempts of a frame protected by RTS/CTS.
     pub long_retry_limit: u32,
-    /// false: every unicast frame is sent once (no MAC retransmissions, seed 003).
+    /// false: every unicast frame is sent once (no MAC retransmissions, Gheorghiu et al.).
     pub retransmissions: bool,
     /// Reset CW to CWmin when a frame is dropped at its retry limit (802.11-2016 10.3.3,
     /// ns-2). ns-3 3.44 keeps the doubled CW: false reproduces it.
@@ -315,7 +315,7 @@ pub enum TcpVariant {
     /// TCP-AP (ElRakabawy, Klemm, Lindemann, MobiHoc 2005): NewReno window plus
     /// rate pacing at one segment per (1 + ap_cov_factor * covRTT) * 4HPD.
     Ap,
-    /// Network-coding-aware TCP (seed 001 section IV-B): TCP-AP with its rate
+    /// Network-coding-aware TCP (Xu et al. section IV-B): TCP-AP with its rate
     /// interval multiplied by `nc_lambda`.
     #[serde(rename = "nc-aware")]
     NcAware,
@@ -360,7 +360,7 @@ pub struct TcpCfg {
     /// TCP-AP: link rate used to split the RTT into per-hop transmission and
     /// queuing delay, Mbit/s; default: the MAC's data rate.
     pub ap_link_rate_mbps: Option<f64>,
-    /// Network-coding-aware TCP: factor lambda on TCP-AP's rate interval (seed 001 eq. 4).
+    /// Network-coding-aware TCP: factor lambda on TCP-AP's rate interval (Xu et al. eq. 4).
     pub nc_lambda: f64,
 }
 

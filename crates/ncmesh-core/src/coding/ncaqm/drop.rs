@@ -1,5 +1,5 @@
 //! Which packet to drop when the queue is full and the arrival found no code to join
-//! (Seed 000 §V-A2, Alg. 2): the flow with the largest network-coded queue size loses
+//! (Seferoglu & Markopoulou §V-A2, Alg. 2): the flow with the largest network-coded queue size loses
 //! its last uncoded packet.
 
 use super::hqueue::{flow_counts, sizes_of, ties_max};
@@ -44,7 +44,7 @@ pub fn choose_flow(
     }
 }
 
-/// Seed 000 §V-A2, Alg. 2: drop the chosen flow's last uncoded packet, the arrival
+/// Seferoglu & Markopoulou §V-A2, Alg. 2: drop the chosen flow's last uncoded packet, the arrival
 /// counting as the newest; if every packet of the flow here is coded, drop the arrival.
 pub fn choose_drop(
     queue: &VecDeque<Entry>,

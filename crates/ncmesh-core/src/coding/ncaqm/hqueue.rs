@@ -1,4 +1,4 @@
-//! Virtual h-queues and network-coded queue sizes (Seed 000 §V-A2, as reconstructed):
+//! Virtual h-queues and network-coded queue sizes (Seferoglu & Markopoulou §V-A2, as reconstructed):
 //! a flow's packets count towards a code (h, m) in proportion to the flow's traffic
 //! split ĥ; a flow dominates (h, m) when its share is the largest of m's flows; the
 //! network-coded queue size of a flow sums its shares over the codes it dominates.
@@ -128,7 +128,7 @@ pub(crate) fn sizes_of(counts: &[FlowCount], est: &SplitEstimator) -> Vec<(FlowK
         }
         for &(i, share) in shares {
             if let Some(i) = i {
-                // Seed 000 §V-A2: dominant iff its share is the h-queue size (ties: all).
+                // Seferoglu & Markopoulou §V-A2: dominant iff its share is the h-queue size (ties: all).
                 if ties_max(share, max) {
                     sizes[i].1 += share;
                 }
@@ -177,7 +177,7 @@ mod tests {
 
     #[test]
     fn dominance_alice_and_bob() {
-        // Seed 000 §V-B Example 2: two flows always coded together, ĥ = 1 each; the
+        // Seferoglu & Markopoulou §V-B Example 2: two flows always coded together, ĥ = 1 each; the
         // flow with more packets dominates the only code and carries its whole size.
         let a = |u| nat(u, 1, 10, 20, 10);
         let b = |u| nat(u, 2, 20, 10, 20);

@@ -1,4 +1,4 @@
-//! NCAQM, network coding-aware queue management (Seed 000 §V-A): one physical FIFO of
+//! NCAQM, network coding-aware queue management (Seferoglu & Markopoulou §V-A): one physical FIFO of
 //! slots, each a native or a code; packets are coded when they enter the queue (Alg. 1),
 //! a periodic pass codes queued slots together, and a full queue drops from the flow
 //! with the largest network-coded queue size (Alg. 2).
@@ -27,7 +27,7 @@ use std::collections::VecDeque;
 /// NCAQM's own settings (values the paper's text copy lost).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NcaqmParams {
-    /// Transmissions of this node in the traffic-splitting window (Seed 000 §V-A2; the
+    /// Transmissions of this node in the traffic-splitting window (Seferoglu & Markopoulou §V-A2; the
     /// window length is lost). Default 100 frames: long enough that a split of a few
     /// codes is measured to within a few percent, short enough (well under a second of
     /// 802.11 airtime at a busy relay) to follow TCP's rate changes. 0 keeps no history:
@@ -78,7 +78,7 @@ impl NcaqmQueue {
         coded_queue_sizes(&self.q, None, &self.est)
     }
 
-    /// Seed 000 §V-A2, Alg. 1, the periodic pass: each slot, head first, absorbs every
+    /// Seferoglu & Markopoulou §V-A2, Alg. 1, the periodic pass: each slot, head first, absorbs every
     /// later slot whose union with it is still an eligible code; absorbed slots are freed
     /// and the others keep their order. Returns the slots freed.
     pub fn recode(&mut self, cx: &QueueCx) -> usize {
@@ -136,7 +136,7 @@ fn mergeable(cx: &QueueCx, a: &Entry, b: &Entry) -> bool {
 impl OutputQueue for NcaqmQueue {
     fn push(&mut self, cx: &mut QueueCx, n: Native) -> SmallVec<[Native; 1]> {
         let mut dropped = SmallVec::new();
-        // Seed 000 §V-A2, Alg. 1: code at enqueue into the first eligible slot.
+        // Seferoglu & Markopoulou §V-A2, Alg. 1: code at enqueue into the first eligible slot.
         if cx.may_code(&n) {
             if let Some(i) = self.q.iter().position(|e| joinable(cx, e, &n)) {
                 self.q[i].items.push(n);
@@ -149,7 +149,7 @@ impl OutputQueue for NcaqmQueue {
             self.natives += 1;
             return dropped;
         }
-        // Seed 000 §V-A2, Alg. 2.
+        // Seferoglu & Markopoulou §V-A2, Alg. 2.
         match choose_drop(&self.q, &n, &self.est, cx.rng) {
             DropChoice::Arrival => dropped.push(n),
             DropChoice::Queued(i) => {
@@ -182,7 +182,7 @@ impl OutputQueue for NcaqmQueue {
     fn pop(&mut self, cx: &mut QueueCx) -> Option<Code> {
         let head = self.q.pop_front()?;
         let mut code: Code = head.items.into_iter().collect();
-        // Seed 000 §V-A2: the head is checked for coding once more before it leaves;
+        // Seferoglu & Markopoulou §V-A2: the head is checked for coding once more before it leaves;
         // later native slots join it first-fit, head first.
         if code.iter().all(|m| cx.may_code(m)) {
             let mut picked: SmallVec<[usize; 4]> = SmallVec::new();
@@ -374,7 +374,7 @@ mod tests {
 
     #[test]
     fn sent_codes_feed_dominance() {
-        // Seed 000 §V-B Example 2 at a relay: a and b always leave coded together; at
+        // Seferoglu & Markopoulou §V-B Example 2 at a relay: a and b always leave coded together; at
         // congestion the flow with more packets here (a) is the one that loses one, even
         // though the arrival is b's.
         let k = nobody_knows();

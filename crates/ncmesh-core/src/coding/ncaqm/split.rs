@@ -1,4 +1,4 @@
-//! Traffic-splitting estimate (Seed 000 §V-A2): over the node's last `window`
+//! Traffic-splitting estimate (Seferoglu & Markopoulou §V-A2): over the node's last `window`
 //! transmissions, the share of a flow's transmissions that used one network code over
 //! one hyperarc.
 
@@ -156,7 +156,7 @@ impl SplitEstimator {
     }
 
     /// ĥ(flow, h, m): the share of `flow`'s windowed transmissions that used `sig`
-    /// (Seed 000 §V-A2). A flow without history counts as always sent natively: 1 for
+    /// (Seferoglu & Markopoulou §V-A2). A flow without history counts as always sent natively: 1 for
     /// any native code of that flow, 0 otherwise.
     pub fn split(&self, flow: FlowKey, sig: &CodeSig) -> f64 {
         if !sig.has_flow(flow) {

@@ -1,4 +1,4 @@
-//! Two-hop codes being forwarded (BFLY's second hop, seed 000 §VII): the node received
+//! Two-hop codes being forwarded (BFLY's second hop, Seferoglu & Markopoulou §VII): the node received
 //! an XOR of natives it cannot decode and must send that XOR on to the hops after it.
 //! Its natives are handed to the network layer (their headers travel in the XOR
 //! header) and come back to the scheme one by one; they are bound into one group, and

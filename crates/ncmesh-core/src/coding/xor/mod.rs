@@ -3,7 +3,7 @@
 //! asynchronous acknowledgements and retransmission (Katti et al., "XORs in the Air",
 //! SIGCOMM 2006 / ToN 2008, §3-§4). The output queue is the seam between variants:
 //! COPE keeps natives and codes at each transmission opportunity ([`fifo`]); NCAQM keeps
-//! codes (`coding::ncaqm`). Encode Once (seed 001 §IV-A) is a flag.
+//! codes (`coding::ncaqm`). Encode Once (Xu et al. §IV-A) is a flag.
 
 pub mod announce;
 pub mod config;

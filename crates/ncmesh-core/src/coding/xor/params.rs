@@ -25,9 +25,9 @@ pub struct XorParams {
     /// COPE's ordering agent at the destination: how long a TCP segment after a gap
     /// waits for the gap to fill (0: no agent).
     pub ordering_timeout: Time,
-    /// Encode Once (seed 001 §IV-A).
+    /// Encode Once (Xu et al. §IV-A).
     pub encode_once: bool,
-    /// Two-hop codes (BFLY, seed 000 §VII): natives for one next hop whose following
+    /// Two-hop codes (BFLY, Seferoglu & Markopoulou §VII): natives for one next hop whose following
     /// hops can each decode.
     pub two_hop: bool,
     /// Reports and acks carried per frame at most (the rest wait for the next frame).

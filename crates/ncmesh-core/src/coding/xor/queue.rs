@@ -19,9 +19,9 @@ pub struct QueueCx<'a> {
     pub threshold: f64,
     /// At most this many natives per code (0: no limit besides one per next hop).
     pub max_code: usize,
-    /// Encode Once (seed 001 §IV-A): a native already sent coded goes out alone.
+    /// Encode Once (Xu et al. §IV-A): a native already sent coded goes out alone.
     pub encode_once: bool,
-    /// Two-hop codes allowed (BFLY, seed 000 §VII).
+    /// Two-hop codes allowed (BFLY, Seferoglu & Markopoulou §VII).
     pub two_hop: bool,
     pub knowledge: &'a dyn Knowledge,
 }

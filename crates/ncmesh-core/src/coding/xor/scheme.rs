@@ -336,7 +336,7 @@ impl XorScheme {
         }
     }
 
-    /// A two-hop code for this node to forward undecoded (BFLY, seed 000 §VII).
+    /// A two-hop code for this node to forward undecoded (BFLY, Seferoglu & Markopoulou §VII).
     fn forward_two_hop(&mut self, cx: &mut SchemeCx, from: NodeId, body: &Body, h: &XorHeader) {
         if body
             .packets

@@ -12,8 +12,8 @@
 //! where nHPD ("4-hop propagation delay" for n = 4) is the time a data packet needs to
 //! travel n hops, the spatial-reuse distance of an 802.11 chain with 250 m range and
 //! 550 m interference / carrier-sense range, and covRTT is the coefficient of
-//! variation (standard deviation over mean) of recent RTT samples. Seed 001 (Xu et
-//! al., section II-B.3) summarises the same rule: "the source node adapts its
+//! variation (standard deviation over mean) of recent RTT samples. Xu et al.
+//! (section II-B.3) summarise the same rule: "the source node adapts its
 //! transmission rate according to the estimation of the current 4-hop propagation
 //! delay and coefficient of variation of recently measured RTTs".
 //!
@@ -50,7 +50,7 @@
 //! timeout are not held back by pacing (the sender exempts them), and a timeout does
 //! not back the RTO off ([`CongestionControl::rto_backoff`] is false).
 //!
-//! Network-coding-aware TCP (seed 001 section IV-B) is TCP-AP with the rate interval
+//! Network-coding-aware TCP (Xu et al. section IV-B) is TCP-AP with the rate interval
 //! scaled: r_new = lambda * r_old (equation 4, lambda = 0.2 the paper's empirical
 //! best), so segments arrive faster and the relays' output queues hold more coding
 //! opportunities. The paper describes the rate as "adaptive to the length of the

@@ -40,7 +40,7 @@ pub struct TcpConfig {
     pub few_alpha: f64,
     /// TCP-AP pacing parameters (also used by the coding-aware variant).
     pub ap: ApParams,
-    /// Network-coding-aware TCP: factor on TCP-AP's rate interval (seed 001 eq. 4).
+    /// Network-coding-aware TCP: factor on TCP-AP's rate interval (Xu et al. eq. 4).
     pub nc_lambda: f64,
     /// Hops of the connection's path, for TCP-AP's 4HPD estimate. The scenario does
     /// not set it; the simulator passes the route length with
@@ -169,7 +169,7 @@ mod tests {
                 link_rate_bps: 11e6,
             }
         );
-        // Defaults: the ns-2 TCP-AP agent's and seed 001's.
+        // Defaults: the ns-2 TCP-AP agent's and Xu et al.'s.
         let d = TcpConfig::default();
         assert_eq!((d.few_alpha, d.nc_lambda), (0.01, 0.2));
         assert_eq!(

@@ -7,7 +7,7 @@
 //! Variants that only change these rules are a new struct plus an arm in
 //! [`CcAlgorithm`]; the sender does not change. Implemented: [`Reno`] (RFC 5681, the
 //! `newreno` variant), [`Few`] (TCP-FeW's fractional growth) and [`Ap`] (TCP-AP's
-//! pacing, and the network-coding-aware variant of seed 001).
+//! pacing, and the network-coding-aware variant of Xu et al.).
 
 use super::ap::Ap;
 use super::config::{TcpConfig, DEFAULT_PATH_HOPS};

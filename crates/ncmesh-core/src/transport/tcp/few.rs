@@ -1,6 +1,6 @@
 //! TCP-FeW, fractional window increment (K. Nahm, A. Helmy, C.-C. J. Kuo, "TCP over
 //! multihop 802.11 networks: issues and performance enhancement", ACM MobiHoc 2005),
-//! in the form seed 001 (Xu et al., section II-B.2, equation 1) gives it:
+//! in the form Xu et al. (section II-B.2, equation 1) give it:
 //!
 //! ```text
 //! W_new = W_current + alpha / W_current      (per ACK, in segments, 0 < alpha <= 1)
@@ -48,7 +48,7 @@ impl CongestionControl for Few {
             w.cwnd = w.cwnd.saturating_add(acked.min(w.smss));
             return;
         }
-        // Seed 001 equation (1) in bytes: alpha * SMSS^2 / cwnd per ACK.
+        // Xu et al. equation (1) in bytes: alpha * SMSS^2 / cwnd per ACK.
         let smss = w.smss as f64;
         let inc = self.alpha * smss * smss / w.cwnd.max(1) as f64 + self.carry;
         let whole = inc.floor();
