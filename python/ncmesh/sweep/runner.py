@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _core
+from . import identity
 from .spec import RunSpec, Sweep, load_sweep
 from .store import Context, done_keys, prepare, remove_stale_temporaries, write_error
 from .worker import Outcome, Packed, init_worker, run_batch
@@ -47,6 +48,7 @@ class SweepReport:
     wall_s: float
     total: int = 0
     sim_s: float = 0.0                 # summed time inside the simulator (all workers)
+    recomputed: int = 0                # runs of another simulator build, deleted and run again
     jobs: int = 1
     errors: dict[str, str] = field(default_factory=dict)   # run key -> one-line error
     out_dir: Path | None = None
@@ -298,13 +300,22 @@ def run_sweep(
     if jobs is not None and jobs < 1:
         raise ValueError("jobs must be at least 1")
     out = Path(out_dir) if out_dir is not None else Path("results") / sweep.name
+    # The directory must belong to this sweep definition and this build of the core
+    # (identity.py): another definition is refused, runs of another build recomputed.
+    definition, build = sweep.definition(), _core.build_id()
+    state = identity.inspect(out, definition, build, sweep.to_toml(), len(done_keys(out)))
+    recomputed = identity.claim(out, state, definition, build, _core.version(), fsync)
+    if recomputed:
+        print(f"sweep {sweep.name}: {out}: {recomputed} runs not reused: {state.why}; "
+              "computing them again", file=sys.stderr, flush=True)
     out = prepare(out, sweep.to_toml(), fsync).resolve()
     remove_stale_temporaries(out)
     # Two grid points may resolve to the same scenario: it runs (and is stored) once.
     source = _Source(sweep, done_keys(out))
 
     ctx = Context(out_dir=str(out), sweep=sweep.name, params=sweep.params,
-                  param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync)
+                  param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync,
+                  core_build=build, sweep_id=identity.definition_id(definition))
     workers = jobs or os.cpu_count() or 1
     bar = Progress(sweep.name, source.total, 0, progress)
     tally = _Tally(out, ctx, bar, source)
@@ -319,7 +330,7 @@ def run_sweep(
         bar.close()
     return SweepReport(done=tally.done, skipped=source.skipped, failed=tally.failed,
                        wall_s=time.monotonic() - t0, total=len(source.keys), sim_s=tally.sim_s,
-                       jobs=workers, errors=tally.errors, out_dir=out)
+                       jobs=workers, errors=tally.errors, out_dir=out, recomputed=recomputed)
 
 
 # ---------------------------------------------------------------- process pool
