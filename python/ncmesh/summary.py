@@ -18,7 +18,12 @@ def format_summary(raw: dict) -> str:
     """Per flow goodput, RTT, retransmissions, timeouts; per node frames and drops; engine figures."""
     lines = []
     name = raw.get("name") or "unnamed"
-    lines.append(f"scenario {name}, seed {raw.get('seed')}, {raw.get('sim_time_s', 0):g} s simulated")
+    sim = (raw.get("scenario") or {}).get("simulation") or {}
+    window = ""
+    if "measure_start_s" in sim:
+        end = sim.get("measure_end_s") or sim.get("duration_s", raw.get("sim_time_s", 0))
+        window = f" (goodput measured over {round(sim['measure_start_s'], 3):g}-{round(end, 3):g} s)"
+    lines.append(f"scenario {name}, seed {raw.get('seed')}, {raw.get('sim_time_s', 0):g} s simulated{window}")
     lines.append("")
     flows = raw.get("flows", [])
     lines.append(f"flows ({len(flows)})")

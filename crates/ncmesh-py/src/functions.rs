@@ -35,12 +35,28 @@ pub fn build_scenario<'py>(
     kind: &str,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let map: serde_json::Map<String, serde_json::Value> = match options {
-        Some(d) => pythonize::depythonize(d.as_any()).map_err(|e| {
-            scenario_error(py, &scenario::ScenarioError::new("options", e.to_string()))
-        })?,
-        None => serde_json::Map::new(),
-    };
+    let mut map = serde_json::Map::new();
+    for (k, v) in options.map(|d| d.iter()).into_iter().flatten() {
+        let name: String = k.extract().map_err(|_| {
+            let e = scenario::ScenarioError::new(
+                "options",
+                format!("option names are strings, not {k}"),
+            );
+            scenario_error(py, &e)
+        })?;
+        // Each option on its own, so that an error names it (`hops: ... fits in 64 bits`).
+        let bad = |what: &str| {
+            let e =
+                scenario::ScenarioError::new(&name, format!("{v} is not allowed: expected {what}"));
+            scenario_error(py, &e)
+        };
+        let value: serde_json::Value = pythonize::depythonize(&v)
+            .map_err(|_| bad("a number that fits in 64 bits, a string or a boolean"))?;
+        if value.is_null() && v.extract::<f64>().is_ok_and(|x| !x.is_finite()) {
+            return Err(bad("a finite number"));
+        }
+        map.insert(name, value);
+    }
     let opts = scenario::BuildOptions::from(map);
     let s = scenario::build(kind, &opts).map_err(|e| scenario_error(py, &e))?;
     to_py(py, &s)

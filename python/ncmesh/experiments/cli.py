@@ -45,6 +45,9 @@ def cmd_reproduce(args) -> int:
     if args.seeds is not None and args.seeds < 1:
         print("error: --seeds must be at least 1", file=sys.stderr)
         return EXIT_USER_ERROR
+    if args.jobs is not None and args.jobs < 1:
+        print("error: --jobs must be at least 1", file=sys.stderr)
+        return EXIT_USER_ERROR
     out = Path(args.out) if args.out else Path("out") / args.name
     command = _command_line() or (f"ncmesh reproduce {args.name}" + (" --quick" if args.quick else "")
                                   + f" --out {out}")
