@@ -18,6 +18,8 @@ mod errors;
 mod validate;
 
 #[cfg(test)]
+mod reference;
+#[cfg(test)]
 mod tests;
 
 pub use build::{build, build_kinds, BuildOptions};
