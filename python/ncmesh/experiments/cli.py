@@ -57,8 +57,10 @@ def cmd_reproduce(args) -> int:
             print(message, file=sys.stderr)
 
     log(f"{args.name}: {module.TITLE}" + (" (quick)" if args.quick else ""))
+    from ..sweep.progress import for_experiment
     summary = reproduce(args.name, quick=args.quick, out_dir=out, seeds=args.seeds, jobs=args.jobs,
-                        progress=not args.quiet, command=command, log=log)
+                        progress=False if args.quiet else for_experiment(module, args.quick, args.seeds),
+                        command=command, log=log)
     for md in summary["outputs"]["tables"]:
         if md.endswith(".md"):
             print()
