@@ -2,8 +2,8 @@
 
     ncmesh scenario KIND [options] [-o FILE]   print a complete scenario (TOML)
     ncmesh scenario --list                     list scenario kinds
-    ncmesh run FILE [--seed N] [--set k=v] [--json] [--out DIR] [--pcap DIR]
-    ncmesh validate FILE [--set k=v]           print 'ok' or the error
+    ncmesh run FILE [--seed N] [--set k=v] [--json [--series]] [--out DIR] [--pcap DIR]
+    ncmesh validate FILE [--seed N] [--set k=v]   print 'ok' or the error (every check of `run`)
     ncmesh compare-ns3 [--tags all] [--seeds 3] [--hops 1-8] [--csv FILE]
     ncmesh sweep FILE [--out DIR] [--jobs N] [--ray [ADDRESS]]   parameter sweep (docs/sweeps.md)
 
@@ -53,7 +53,7 @@ COMMANDS: dict[str, Command] = {
     "scenario": Command(__name__, "print a complete generated scenario as TOML", "add_scenario_parser",
                         "cmd_scenario"),
     "run": Command(__name__, "run a scenario", "add_run_parser", "cmd_run"),
-    "validate": Command(__name__, "check a scenario file", "add_validate_parser", "cmd_validate"),
+    "validate": Command(__name__, "check a scenario file: every check `run` makes, without simulating", "add_validate_parser", "cmd_validate"),
     "compare-ns3": Command(__name__, "ncmesh vs ns-3 goodput on the chain and X topologies",
                            "add_compare_ns3_parser", "cmd_compare_ns3"),
     "sweep": Command("ncmesh.sweep.cli", "run a parameter sweep (grid x seeds) into a Parquet results directory",
@@ -115,7 +115,7 @@ def add_scenario_parser(sub) -> argparse.ArgumentParser:
 
 def add_run_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("run", help=_help("run"))
-    p.add_argument("file", metavar="FILE", help="scenario TOML file, or - for standard input")
+    p.add_argument("file", metavar="FILE", help="scenario file (TOML, or JSON), or - for standard input")
     p.add_argument("--seed", type=int, help="override simulation.seed")
     _add_set(p)
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
@@ -127,7 +127,8 @@ def add_run_parser(sub) -> argparse.ArgumentParser:
 
 def add_validate_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help=_help("validate"))
-    p.add_argument("file", metavar="FILE", help="scenario TOML file, or - for standard input")
+    p.add_argument("file", metavar="FILE", help="scenario file (TOML, or JSON), or - for standard input")
+    p.add_argument("--seed", type=int, help="override simulation.seed")
     _add_set(p)
     return p
 
@@ -184,17 +185,36 @@ def cmd_scenario(args) -> int:
     for assignment in args.build_opts:
         name, value = parse_assignment(assignment)
         options[name] = value
+    overrides = [parse_assignment(a) for a in args.overrides]
+    # `--set simulation.duration_s=5` on a generated scenario is the builder's `duration`
+    # (as `--opt duration=5`): the builder then derives what depends on it (the
+    # measurement start, min(10, duration/6)) unless that is given as well.
+    for key, option in (("simulation.duration_s", "duration"), ("simulation.measure_start_s", "measure_start")):
+        if options.get(option) is None and any(_same_key(k, key) for k, _ in overrides):
+            options[option] = [v for k, v in overrides if _same_key(k, key)][-1]
     sc = Scenario.build(args.kind, **options)
-    for assignment in args.overrides:
-        sc.set(*parse_assignment(assignment))
+    for key, value in overrides:
+        sc.set(key, value)
     _write_text(sc.to_toml(), args.output)
     return 0
+
+
+def _same_key(a: str, b: str) -> bool:
+    from .overrides import split_key
+
+    try:
+        return split_key(a) == split_key(b)
+    except ValueError:
+        return False
 
 
 def cmd_run(args) -> int:
     from . import _core
     from .result import RunResult
 
+    if args.series and not args.json:
+        raise UsageError("run: --series needs --json (the text summary has no time series; "
+                         "--out writes them as Parquet)")
     sc = _load(args.file, args.overrides)
     if args.pcap:
         result = RunResult(_core.run(sc.to_dict(), args.seed, args.pcap))
@@ -214,7 +234,8 @@ def cmd_run(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    _load(args.file, args.overrides).validate()
+    # The checks of `run` without the simulation: fields, then building the network.
+    _load(args.file, args.overrides).validate(seed=args.seed)
     print("ok")
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 import sys
 import tomllib
@@ -38,10 +39,29 @@ class Scenario:
             raise scenario_error(source, f"invalid TOML: {e}") from None
 
     @classmethod
+    def from_json(cls, text: str, source: str = "<json>") -> "Scenario":
+        """A scenario from JSON text (the same structure as the TOML file)."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise scenario_error(source, f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
+        if not isinstance(data, dict):
+            raise scenario_error(source, f"a scenario is a JSON object, not {type(data).__name__}")
+        return cls(data)
+
+    @classmethod
+    def from_text(cls, text: str, source: str = "<text>") -> "Scenario":
+        """TOML or JSON text: JSON if it starts with '{' (a TOML file cannot)."""
+        if text.lstrip("\ufeff \t\r\n").startswith("{"):
+            return cls.from_json(text, source)
+        return cls.from_toml(text, source)
+
+    @classmethod
     def load(cls, path: str | os.PathLike) -> "Scenario":
-        """Reads a TOML scenario file; '-' reads standard input."""
+        """Reads a scenario file: TOML, or JSON (a name ending in .json, or text starting
+        with '{'); '-' reads standard input."""
         if str(path) == "-":
-            return cls.from_toml(sys.stdin.read(), "<stdin>")
+            return cls.from_text(sys.stdin.read(), "<stdin>")
         try:
             with open(path, "rb") as f:
                 raw = f.read()
@@ -51,7 +71,9 @@ class Scenario:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             raise scenario_error(str(path), f"not UTF-8 text: {e}") from None
-        return cls.from_toml(text, str(path))
+        if str(path).lower().endswith(".json"):
+            return cls.from_json(text, str(path))
+        return cls.from_text(text, str(path))
 
     @classmethod
     def build(cls, kind: str, **options: Any) -> "Scenario":
@@ -86,8 +108,11 @@ class Scenario:
         """The validated scenario with every default filled in; raises ScenarioError."""
         return _core.resolve(self._data)
 
-    def validate(self) -> None:
-        _core.resolve(self._data)
+    def validate(self, seed: int | None = None) -> None:
+        """Every check `ncmesh.run` makes before simulating (with `seed` as
+        simulation.seed, if given): the fields, and building the network (a flow
+        without a route is an error). Raises ScenarioError."""
+        _core.check(self._data, seed)
 
     def to_toml(self) -> str:
         """The complete, resolved scenario as TOML text; raises ScenarioError."""

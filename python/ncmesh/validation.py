@@ -371,6 +371,8 @@ def cli_compare_ns3(args) -> int:
     tags = parse_tags(getattr(args, "tags", None))
     if args.seeds < 1:
         raise ValueError("--seeds must be at least 1")
+    if args.jobs < 1:
+        raise ValueError(f"--jobs {args.jobs} is not allowed: expected at least 1")
     per_seed, summary, source = run_comparison(tags, hops, seeds=args.seeds, reference=args.reference,
                                                jobs=args.jobs)
     print(format_summary(summary, source))

@@ -62,7 +62,8 @@ def test_results_tables(chain_sweep):
     runs = res.runs
     assert len(runs) == 8 and set(runs.run_key) == {r.key for r in sweep.runs()}
     assert list(runs.columns) == ["run_key", "sweep", "seed", "hops", "status", "events", "sim_time_s",
-                                  "wall_time_s", "ncmesh_version", "scenario_toml", "params_json"]
+                                  "wall_time_s", "ncmesh_version", "core_build", "sweep_id", "scenario_toml",
+                                  "params_json"]
     assert (runs.status == "ok").all() and (runs.sweep == "chain-small").all()
     assert (runs.ncmesh_version == ncmesh.__version__).all()
     assert runs.hops.dtype == "int64"

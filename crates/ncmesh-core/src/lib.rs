@@ -18,3 +18,8 @@ pub mod phy;
 pub mod scenario;
 pub mod sim;
 pub mod transport;
+
+/// The build identity of this simulator: 16 hex digits hashing its sources, its
+/// `Cargo.toml` and its dependencies' locked versions (build.rs). Equal ids give equal
+/// results for equal scenarios; the sweep store records it with every run.
+pub const BUILD_ID: &str = env!("NCMESH_CORE_BUILD");

@@ -35,12 +35,28 @@ pub fn build_scenario<'py>(
     kind: &str,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let map: serde_json::Map<String, serde_json::Value> = match options {
-        Some(d) => pythonize::depythonize(d.as_any()).map_err(|e| {
-            scenario_error(py, &scenario::ScenarioError::new("options", e.to_string()))
-        })?,
-        None => serde_json::Map::new(),
-    };
+    let mut map = serde_json::Map::new();
+    for (k, v) in options.map(|d| d.iter()).into_iter().flatten() {
+        let name: String = k.extract().map_err(|_| {
+            let e = scenario::ScenarioError::new(
+                "options",
+                format!("option names are strings, not {k}"),
+            );
+            scenario_error(py, &e)
+        })?;
+        // Each option on its own, so that an error names it (`hops: ... fits in 64 bits`).
+        let bad = |what: &str| {
+            let e =
+                scenario::ScenarioError::new(&name, format!("{v} is not allowed: expected {what}"));
+            scenario_error(py, &e)
+        };
+        let value: serde_json::Value = pythonize::depythonize(&v)
+            .map_err(|_| bad("a number that fits in 64 bits, a string or a boolean"))?;
+        if value.is_null() && v.extract::<f64>().is_ok_and(|x| !x.is_finite()) {
+            return Err(bad("a finite number"));
+        }
+        map.insert(name, value);
+    }
     let opts = scenario::BuildOptions::from(map);
     let s = scenario::build(kind, &opts).map_err(|e| scenario_error(py, &e))?;
     to_py(py, &s)
@@ -58,6 +74,63 @@ pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// The build identity of the simulator core (`ncmesh_core::BUILD_ID`: a hash of its
+/// sources and locked dependencies). The sweep store records it with every run.
+#[pyfunction]
+pub fn build_id() -> &'static str {
+    ncmesh_core::BUILD_ID
+}
+
+/// Every check `run` makes before simulating, without simulating: the scenario is read
+/// and validated, the seed applied, and the simulator built (channel, routes, flows:
+/// "no route between src and dst" is found here). Returns None or raises ScenarioError.
+#[pyfunction]
+#[pyo3(signature = (scenario, seed = None))]
+pub fn check(scenario: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    let py = scenario.py();
+    let s = read_scenario(scenario, seed)?;
+    let built = py.detach(|| {
+        catch_unwind(AssertUnwindSafe(|| sim::Sim::new(&s).map(|_| ())))
+            .map_err(|p| panic_message(p.as_ref()))
+    });
+    match built {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(scenario_error(py, &e)),
+        Err(message) => Err(internal_error(message)),
+    }
+}
+
+/// The scenario with `seed` (a Python int, if given) as its simulation.seed, validated
+/// like a seed written in the file: -1, 2^63 or 1.5 are ScenarioErrors naming
+/// `simulation.seed`, not OverflowErrors.
+fn read_scenario(
+    scenario: &Bound<'_, PyAny>,
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<scenario::Scenario> {
+    let py = scenario.py();
+    let mut s = scenario_from_py(scenario)?;
+    if let Some(seed) = seed.filter(|v| !v.is_none()) {
+        let value = if seed.is_instance_of::<pyo3::types::PyBool>() {
+            None
+        } else {
+            seed.extract::<u64>().ok()
+        };
+        let Some(value) = value else {
+            let e = scenario::ScenarioError::new(
+                "simulation.seed",
+                format!(
+                    "{} is not allowed: expected an integer in [0, 9223372036854775807]",
+                    seed.repr().map(|r| r.to_string()).unwrap_or_default()
+                ),
+            );
+            return Err(scenario_error(py, &e));
+        };
+        s.simulation.seed = value;
+        scenario::validate(&s).map_err(|e| scenario_error(py, &e))?;
+    }
+    Ok(s)
+}
+
 /// Runs one simulation. Returns the result as a dict plus key "scenario" (the resolved
 /// scenario that ran). The GIL is released while the simulation runs.
 /// With `pcap_dir`, the run is traced and one packet capture per node is written there
@@ -66,7 +139,7 @@ pub fn version() -> &'static str {
 #[pyo3(signature = (scenario, seed = None, pcap_dir = None))]
 pub fn run<'py>(
     scenario: &Bound<'py, PyAny>,
-    seed: Option<u64>,
+    seed: Option<&Bound<'py, PyAny>>,
     pcap_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = scenario.py();
@@ -89,7 +162,7 @@ pub fn run<'py>(
 #[pyo3(signature = (scenario, seed = None))]
 pub fn run_columns<'py>(
     scenario: &Bound<'py, PyAny>,
-    seed: Option<u64>,
+    seed: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let py = scenario.py();
     let (s, r) = simulate(scenario, seed, None)?;
@@ -253,14 +326,11 @@ pub fn run_parquet<'py>(
 /// a RuntimeError. Returns the scenario that ran and its result.
 fn simulate(
     scenario: &Bound<'_, PyAny>,
-    seed: Option<u64>,
+    seed: Option<&Bound<'_, PyAny>>,
     pcap_dir: Option<std::path::PathBuf>,
 ) -> PyResult<(scenario::Scenario, ncmesh_core::metrics::RunResult)> {
     let py = scenario.py();
-    let mut s = scenario_from_py(scenario)?;
-    if let Some(seed) = seed {
-        s.simulation.seed = seed;
-    }
+    let s = read_scenario(scenario, seed)?;
     // The panic message is read on the thread that panicked (inside `detach`).
     let run = || match &pcap_dir {
         None => sim::run(&s).map_err(sim::pcap::PcapRunError::Scenario),

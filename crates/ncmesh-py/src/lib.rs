@@ -20,6 +20,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::build_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(functions::build_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(functions::version, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::build_id, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::check, m)?)?;
     m.add_function(wrap_pyfunction!(functions::run, m)?)?;
     m.add_function(wrap_pyfunction!(functions::run_columns, m)?)?;
     m.add_function(wrap_pyfunction!(functions::run_parquet, m)?)?;

@@ -42,7 +42,8 @@ def add_plot_parser(sub):
     p.add_argument("results", metavar="RESULTS", help="results directory (written by ncmesh sweep)")
     p.add_argument("--x", metavar="KEY", help="parameter on the x axis (line plots)")
     p.add_argument("--y", metavar="METRIC", default="goodput_kbps", help="metric (default goodput_kbps)")
-    p.add_argument("--hue", metavar="KEY", help="one curve per value of this parameter (comma-separated for several)")
+    p.add_argument("--hue", metavar="KEY", help="one curve per value of this parameter (comma-separated for several); "
+                   "default: every parameter that varies, other than --x (runs are never pooled across them)")
     p.add_argument("--kind", choices=["line", "cdf", "series"], default=None,
                    help="line (default when --x is given), cdf (default otherwise) or series")
     p.add_argument("--table", dest="table_name", help="table the metric is read from")
@@ -97,6 +98,22 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if kind == "line" and not args.x:
         return _error("plot: a line plot needs --x KEY (a sweep parameter)")
     try:
+        # Runs of different parameter values are never pooled into one curve: the
+        # parameters that vary (other than --x) become the curves (--hue), or, when
+        # --hue names others, the plot is refused.
+        from .results import load_results, ok_runs, param_columns, varying
+
+        res = load_results(args.results)
+        hues = [h.strip() for h in (args.hue or "").split(",") if h.strip()]
+        left = [k for k in varying(ok_runs(res), param_columns(res)) if k != args.x and k not in hues]
+        if left and args.hue is None:
+            args.hue = ",".join(left)
+            print(f"plot: one curve per {', '.join(left)} (varies in the results; --hue chooses)",
+                  file=sys.stderr)
+        elif left:
+            return _error(f"plot: the results also vary in {', '.join(left)}: add it to --hue "
+                          f"(--hue {','.join(hues + left)}) or --x, so that runs of different "
+                          f"{', '.join(left)} are not pooled into one curve")
         if kind == "line":
             fig = plot.plot_line(args.results, args.x, args.y, hue=args.hue, table_name=args.table_name,
                                  per_run_agg=args.per_run, title=args.title)

@@ -14,7 +14,7 @@ from pathlib import Path
 # Columns of the runs table that are not sweep parameters.
 RUN_COLUMNS = frozenset({
     "run_key", "sweep", "seed", "status", "events", "sim_time_s", "wall_time_s",
-    "ncmesh_version", "scenario_toml", "params_json", "error",
+    "ncmesh_version", "core_build", "sweep_id", "scenario_toml", "params_json", "error",
 })
 # Columns of the per-run tables that identify a row rather than measure something.
 ID_COLUMNS = frozenset({

@@ -50,6 +50,9 @@ def cmd_reproduce(args) -> int:
     if args.seeds is not None and args.seeds < 1:
         print("error: --seeds must be at least 1", file=sys.stderr)
         return EXIT_USER_ERROR
+    if args.jobs is not None and args.jobs < 1:
+        print("error: --jobs must be at least 1", file=sys.stderr)
+        return EXIT_USER_ERROR
     out = Path(args.out) if args.out else Path("out") / args.name
     command = _command_line() or (f"ncmesh reproduce {args.name}" + (" --quick" if args.quick else "")
                                   + f" --out {out}")
@@ -59,8 +62,10 @@ def cmd_reproduce(args) -> int:
             print(message, file=sys.stderr)
 
     log(f"{args.name}: {module.TITLE}" + (" (quick)" if args.quick else ""))
+    from ..sweep.progress import for_experiment
     summary = reproduce(args.name, quick=args.quick, out_dir=out, seeds=args.seeds, jobs=args.jobs,
-                        progress=not args.quiet, command=command, log=log)
+                        progress=False if args.quiet else for_experiment(module, args.quick, args.seeds),
+                        command=command, log=log)
     for md in summary["outputs"]["tables"]:
         if md.endswith(".md"):
             print()

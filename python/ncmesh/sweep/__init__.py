@@ -12,9 +12,10 @@ The command is `ncmesh sweep FILE [--out DIR] [--jobs N] [--ray [ADDRESS]]`; the
 format and the results directory are described in docs/sweeps.md.
 """
 
+from .identity import StoreMismatch
 from .runner import SweepReport, run_sweep
 from .spec import RunSpec, Sweep, SweepError, load_sweep, run_key
 from .store import Results, open_results
 
 __all__ = ["load_sweep", "run_sweep", "open_results", "Sweep", "RunSpec", "SweepReport",
-           "Results", "SweepError", "run_key"]
+           "Results", "SweepError", "StoreMismatch", "run_key"]

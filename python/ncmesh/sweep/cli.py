@@ -54,6 +54,9 @@ def cmd_sweep(args) -> int:
     try:
         report = run_sweep(sweep, args.out, jobs=args.jobs, ray=args.ray, progress=not args.quiet,
                            fsync=args.fsync)
+    except SweepError as e:            # the results directory belongs to another sweep
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USER_ERROR
     except RayUnavailable as e:
         print(f"error: --ray: {e}", file=sys.stderr)
         return EXIT_USER_ERROR
@@ -110,15 +113,22 @@ def _is_the_command() -> bool:
 def _dry_run(sweep, out_dir) -> int:
     from pathlib import Path
 
+    from .. import _core
+    from . import identity
     from .store import done_keys
 
     runs = sweep.runs()
     out = Path(out_dir) if out_dir else Path("results") / sweep.name
     done = done_keys(out)
+    state = identity.inspect(out, sweep.definition(), _core.build_id(), sweep.to_toml(), len(done))
+    if state.kind == "other":
+        raise identity.refusal(out, state)
     keys = {r.key for r in runs}
     bad = sum(1 for r in runs if r.error)
+    reuse = (f"{len(keys & done)} done in {out}" if state.kind != "stale"
+             else f"0 reusable in {out} ({len(done)} runs there will be computed again: {state.why})")
     print(f"sweep {sweep.name}: {len(keys)} runs ({len(sweep.seeds)} seeds x "
-          f"{len(runs) // len(sweep.seeds)} grid points), {len(keys & done)} done in {out}"
+          f"{len(runs) // len(sweep.seeds)} grid points), {reuse}"
           + (f", {bad} invalid (they will fail)" if bad else ""))
     return EXIT_OK
 

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import _core
+from . import identity
+from .progress import PartProgress, SweepProgress
 from .spec import RunSpec, Sweep, load_sweep
 from .store import Context, done_keys, prepare, remove_stale_temporaries, write_error
 from .worker import Outcome, Packed, init_worker, run_batch
@@ -47,6 +49,7 @@ class SweepReport:
     wall_s: float
     total: int = 0
     sim_s: float = 0.0                 # summed time inside the simulator (all workers)
+    recomputed: int = 0                # runs of another simulator build, deleted and run again
     jobs: int = 1
     errors: dict[str, str] = field(default_factory=dict)   # run key -> one-line error
     out_dir: Path | None = None
@@ -54,64 +57,6 @@ class SweepReport:
     @property
     def ok(self) -> bool:
         return self.failed == 0
-
-
-class Progress:
-    """The progress line: runs done / total, failed, elapsed, ETA (on stderr)."""
-
-    def __init__(self, name: str, total: int, skipped: int, enabled: bool, stream=None):
-        self.name, self.total, self.skipped = name, total, skipped
-        self.enabled = enabled
-        self.stream = stream if stream is not None else sys.stderr
-        self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.start = time.monotonic()
-        self.last = 0.0
-        self.done = self.failed = 0
-        self.width = 0
-
-    def line(self) -> str:
-        finished = self.done + self.failed
-        remaining = self.total - self.skipped - finished
-        elapsed = time.monotonic() - self.start
-        eta = "?"
-        if finished and remaining:
-            eta = _clock(elapsed / finished * remaining)
-        elif not remaining:
-            eta = "0:00"
-        before = f" ({self.skipped} done before)" if self.skipped else ""
-        return (f"sweep {self.name}: {self.skipped + self.done}/{self.total} runs done{before}, "
-                f"{self.failed} failed, {_clock(elapsed)} elapsed, ETA {eta}")
-
-    def update(self, done: int, failed: int, force: bool = False) -> None:
-        self.done, self.failed = done, failed
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if not force and now - self.last < (0.2 if self.tty else 10.0):
-            return
-        self.last = now
-        text = self.line()
-        if self.tty:
-            pad = max(0, self.width - len(text))
-            self.width = len(text)
-            self.stream.write("\r" + text + " " * pad)
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.update(self.done, self.failed, force=True)
-            if self.tty:
-                self.stream.write("\n")
-                self.stream.flush()
-
-
-def _clock(seconds: float) -> str:
-    seconds = int(round(seconds))
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 class _Source:
@@ -224,7 +169,7 @@ class _Batcher:
 
 
 class _Tally:
-    def __init__(self, out: Path, ctx: Context, progress: Progress, source: _Source):
+    def __init__(self, out: Path, ctx: Context, progress: PartProgress, source: _Source):
         self.out, self.ctx, self.progress, self.source = out, ctx, progress, source
         self.done = self.failed = 0
         self.sim_s = 0.0
@@ -274,7 +219,7 @@ def run_sweep(
     out_dir: str | os.PathLike | None = None,
     jobs: int | None = None,
     ray: Any = None,
-    progress: bool = True,
+    progress: bool | SweepProgress = True,
     fsync: bool = False,
 ) -> SweepReport:
     """Runs every run of `sweep` that is not done yet in `out_dir` (default
@@ -283,7 +228,10 @@ def run_sweep(
     jobs: worker processes (default: all cores; with Ray: the CPUs of a local instance).
     ray: None = local process pool; True or "local" = start a local Ray instance; any
     other string = the address of a running Ray cluster (e.g. "auto", "ray://host:10001";
-    DIR must then be on a filesystem shared by all nodes). A failed run is recorded in
+    DIR must then be on a filesystem shared by all nodes). progress: True shows this
+    sweep's progress on stderr (a bar on a terminal, lines otherwise), False nothing, a
+    `SweepProgress` adds this sweep to that display (several sweeps, one bar: `ncmesh
+    reproduce`). A failed run is recorded in
     DIR/errors/ and counted; the sweep goes on. Ctrl-C stops the workers; finished runs
     stay on disk, and calling run_sweep again computes only the missing ones.
     """
@@ -298,28 +246,44 @@ def run_sweep(
     if jobs is not None and jobs < 1:
         raise ValueError("jobs must be at least 1")
     out = Path(out_dir) if out_dir is not None else Path("results") / sweep.name
+    # The directory must belong to this sweep definition and this build of the core
+    # (identity.py): another definition is refused, runs of another build recomputed.
+    definition, build = sweep.definition(), _core.build_id()
+    state = identity.inspect(out, definition, build, sweep.to_toml(), len(done_keys(out)))
+    recomputed = identity.claim(out, state, definition, build, _core.version(), fsync)
+    if recomputed:
+        print(f"sweep {sweep.name}: {out}: {recomputed} runs not reused: {state.why}; "
+              "computing them again", file=sys.stderr, flush=True)
     out = prepare(out, sweep.to_toml(), fsync).resolve()
     remove_stale_temporaries(out)
     # Two grid points may resolve to the same scenario: it runs (and is stored) once.
     source = _Source(sweep, done_keys(out))
 
     ctx = Context(out_dir=str(out), sweep=sweep.name, params=sweep.params,
-                  param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync)
+                  param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync,
+                  core_build=build, sweep_id=identity.definition_id(definition))
     workers = jobs or os.cpu_count() or 1
-    bar = Progress(sweep.name, source.total, 0, progress)
+    if isinstance(progress, SweepProgress):
+        overall, owns = progress, False
+    else:
+        overall = SweepProgress(len(sweep), label=f"sweep {sweep.name}") if progress else None
+        owns = True
+    bar = PartProgress(sweep.name, source.total, overall, owns)
     tally = _Tally(out, ctx, bar, source)
+    interrupted = True
     try:
         if ray is None or ray is False:
             workers = min(workers, source.expected)
             _run_pool(source, ctx, workers, tally)
         else:
             workers = _run_ray(source, ctx, jobs, ray, tally)
+        interrupted = False
     finally:
         tally.sync()
-        bar.close()
+        bar.close(exact_total=len(source.keys) if source.exhausted else None, interrupted=interrupted)
     return SweepReport(done=tally.done, skipped=source.skipped, failed=tally.failed,
                        wall_s=time.monotonic() - t0, total=len(source.keys), sim_s=tally.sim_s,
-                       jobs=workers, errors=tally.errors, out_dir=out)
+                       jobs=workers, errors=tally.errors, out_dir=out, recomputed=recomputed)
 
 
 # ---------------------------------------------------------------- process pool

@@ -35,7 +35,7 @@ MAX_SEED = 2**63 - 1
 # columns of the runs table: a grid key may not take one of these names.
 KEY_COLUMNS = ("run_key", "sweep", "seed")
 RUN_COLUMNS = ("status", "events", "sim_time_s", "wall_time_s", "ncmesh_version",
-               "scenario_toml", "params_json")
+               "core_build", "sweep_id", "scenario_toml", "params_json")
 RESERVED = frozenset(KEY_COLUMNS + RUN_COLUMNS + tuple(c for cols in COLUMNS.values() for c in cols))
 
 
@@ -318,6 +318,20 @@ class Sweep:
             return RunSpec(run_key({"scenario": scenario, "seed": seed}), seed, dict(params), scenario,
                            error=_one_line(e))
         return RunSpec(run_key(resolved), seed, dict(params), resolved)
+
+    def definition(self) -> dict:
+        """What decides the sweep's runs, as plain data: its name, the base (the builder
+        and its options, or the base file's scenario as read), the fixed overrides, the
+        grid (in order) and the seeds. Comments, the description and the layout of the
+        file do not count. The results directory records it (`identity.py`)."""
+        if self.builder is not None:
+            base: dict = {"builder": self.builder, "options": self.options}
+        else:
+            if self._file_scenario is None:
+                self._file_scenario = _load_base_file(self.file)
+            base = {"file": self._file_scenario}
+        return {"name": self.name, "base": base, "set": self.set,
+                "grid": [[k, v] for k, v in self.grid.items()], "seeds": self.seeds}
 
     def to_toml(self) -> str:
         """The sweep file's text (as read), or a TOML rendering of the dict it came from."""

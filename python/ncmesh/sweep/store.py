@@ -1,5 +1,7 @@
 """The results directory of a sweep: one Parquet file per run and table, written atomically.
 
+    DIR/store.json                 which sweep definition and which simulator build the
+                                   runs belong to (identity.py; written before any run)
     DIR/sweep.toml                 the sweep file (copied when the sweep starts)
     DIR/runs/<key>.parquet         one row per run; written LAST: a run is done iff it exists
     DIR/flows/<key>.parquet        RunResult.flows rows + run_key, sweep, seed, params
@@ -48,10 +50,10 @@ COLUMN_TYPES: dict[str, dict[str, str]] = {
 }
 RUN_TYPES = {"run_key": STR, "sweep": STR, "seed": I64, "status": STR, "events": I64,
              "sim_time_s": F64, "wall_time_s": F64, "ncmesh_version": STR,
-             "scenario_toml": STR, "params_json": STR}
+             "core_build": STR, "sweep_id": STR, "scenario_toml": STR, "params_json": STR}
 RUN_COLUMNS_BEFORE = ("run_key", "sweep", "seed")
 RUN_COLUMNS_AFTER = ("status", "events", "sim_time_s", "wall_time_s", "ncmesh_version",
-                     "scenario_toml", "params_json")
+                     "core_build", "sweep_id", "scenario_toml", "params_json")
 
 
 @dataclass
@@ -64,6 +66,8 @@ class Context:
     param_types: dict[str, str]
     version: str
     fsync: bool = True
+    core_build: str = ""          # the simulator build (ncmesh._core.build_id())
+    sweep_id: str = ""            # the sweep definition (identity.definition_id)
 
 
 # ---------------------------------------------------------------- columns and encoding
@@ -166,6 +170,7 @@ def run_columns(raw: dict, key: str, seed: int, params: dict, scenario_toml: str
     cols = _key_columns(ctx, key, seed, params, 1)
     values = {"status": "ok", "events": raw["events"], "sim_time_s": raw["sim_time_s"],
               "wall_time_s": raw["wall_time_s"], "ncmesh_version": ctx.version,
+              "core_build": ctx.core_build, "sweep_id": ctx.sweep_id,
               "scenario_toml": scenario_toml,
               "params_json": json.dumps(params, separators=(",", ":"))}
     cols += [(c, RUN_TYPES[c], [values[c]]) for c in RUN_COLUMNS_AFTER]
@@ -391,6 +396,7 @@ def write_error(ctx: Context, key: str, seed: int, params: dict, message: str, e
                 scenario: Any = None) -> None:
     record = {"run_key": key, "sweep": ctx.sweep, "seed": seed, "params": params,
               "error": message, "error_type": error_type, "ncmesh_version": ctx.version,
+              "core_build": ctx.core_build, "sweep_id": ctx.sweep_id,
               "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     if scenario is not None:
         record["scenario"] = scenario

@@ -20,15 +20,28 @@ use crate::scenario::check::R;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::{Deserialize, Serialize};
 
-/// The `[scheme]` table: which scheme runs at every node, and each family's table.
+/// The network-coding schemes (values the papers leave out: docs/assumptions.md): the
+/// scheme of every node's interface queue, the end-to-end coder above it, and one table
+/// per coding family. With a scheme, per-node results gain its family's counters
+/// (`native_tx`, `coded_tx`, `coded_packets`, `decode_failures`, `coding_missed`,
+/// `coding_retransmissions`, `control_tx` for the XOR family; 0 without a scheme). Fields
+/// of earlier versions (`scheme.two_hop`, `scheme.encode_once`, ...) are refused with
+/// where they moved (`scheme.xor.*`, `scheme.ncaqm.*`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct SchemeCfg {
-    /// The per-hop coding scheme of every node's interface queue (see `SCHEMES`).
+    /// Network-coding scheme at the interface queue: `"none"` (a plain drop-tail FIFO),
+    /// `"cope"` (COPE, Katti et al.: natives queued, coded at each transmission
+    /// opportunity, pseudo-broadcast, reception reports, asynchronous acks), `"ncaqm"`
+    /// (Seferoglu & Markopoulou §V: COPE's machinery with codes stored in the queue,
+    /// Alg. 1 re-coding, Alg. 2 drops), `"bfly"` (BFLY, Omiwade et al.; Seferoglu &
+    /// Markopoulou §VII: COPE's FIFO with two-hop butterfly codes as well).
     pub name: String,
-    /// The end-to-end (intra-flow) coder of every node, above it (see `INTRA`).
+    /// End-to-end (intra-flow) coder above it at every node: `"none"` (packets pass
+    /// between transport and network as they are).
     pub intra: String,
-    /// XOR-coding family (COPE, Encode Once, BFLY; NCAQM runs inside it).
+    /// The XOR-coding family (COPE, Encode Once, BFLY; NCAQM runs inside it).
     pub xor: XorCfg,
     /// NCAQM's queue management.
     pub ncaqm: NcaqmCfg,
@@ -306,6 +319,26 @@ mod tests {
                 compose(hop, &other).is_ok(),
                 "{} codes any packet",
                 hop.name
+            );
+        }
+    }
+
+    #[test]
+    fn the_scheme_fields_doc_names_every_registered_scheme() {
+        let src = include_str!("registry.rs");
+        let doc = &src[src.find("pub struct SchemeCfg").unwrap() - 1200..];
+        for s in SCHEMES {
+            assert!(
+                doc.contains(&format!("`\"{}\"`", s.name)),
+                "{} not documented",
+                s.name
+            );
+        }
+        for s in INTRA {
+            assert!(
+                doc.contains(&format!("`\"{}\"`", s.name)),
+                "{} not documented",
+                s.name
             );
         }
     }

@@ -19,6 +19,8 @@ mod errors;
 mod validate;
 
 #[cfg(test)]
+mod reference;
+#[cfg(test)]
 mod tests;
 
 pub use builders::{build, build_kind_help, build_kinds, BuildOptions};

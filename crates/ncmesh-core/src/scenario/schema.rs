@@ -8,38 +8,51 @@ use serde::{Deserialize, Serialize};
 
 /// A complete simulation scenario.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Scenario {
-    /// Free-text name, carried into results.
+    /// Free text, carried into the results.
     pub name: String,
+    /// Run length, seed, measurement window.
     pub simulation: SimulationCfg,
+    /// Propagation and reception.
     pub channel: ChannelCfg,
-    /// Extra frame loss on top of the channel model.
+    /// Extra frame loss on top of the channel model (zero or more entries).
     pub loss: Vec<LossCfg>,
+    /// The 802.11 DCF.
     pub mac: MacCfg,
+    /// Route computation.
     pub routing: RoutingCfg,
+    /// TCP (every TCP flow).
     pub tcp: TcpCfg,
+    /// The network-coding scheme at each interface queue.
     pub scheme: SchemeCfg,
+    /// The nodes (at least one), numbered 0, 1, ... in file order.
     pub nodes: Vec<NodeCfg>,
+    /// The traffic (zero or more flows).
     pub flows: Vec<FlowCfg>,
 }
 
+/// Run length, seed and the measurement window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct SimulationCfg {
-    /// Simulated time, seconds.
+    /// Simulated time; > 0.
     pub duration_s: f64,
-    /// Master seed; every random stream is derived from it, the node and the purpose.
+    /// Master seed; every random stream is derived from (seed, node or flow, purpose).
+    /// 0 .. 2^63-1.
     pub seed: u64,
-    /// Goodput is measured over [measure_start_s, measure_end_s].
+    /// Start of the goodput measurement window; in [0, duration_s).
     pub measure_start_s: f64,
-    /// End of the measurement window; defaults to duration_s.
+    /// End of the measurement window; in (measure_start_s, duration_s]. Not set:
+    /// `duration_s`.
     pub measure_end_s: Option<f64>,
-    /// Sampling interval of the time series (goodput, cwnd, queue lengths), seconds.
+    /// Sampling interval of the time series (goodput, cwnd, queue lengths); > 0.
     pub series_interval_s: f64,
-    /// Carry real payload bytes in packets (for decodability checks and traces).
+    /// Carry real payload bytes in packets (decodability checks, traces).
     pub payload_bytes: bool,
-    /// How often the positions of moving nodes (and their neighbour sets) are refreshed.
+    /// Refresh interval of moving nodes' positions and neighbour sets; > 0.
     pub mobility_update_s: f64,
 }
 
@@ -57,7 +70,9 @@ impl Default for SimulationCfg {
     }
 }
 
+/// Propagation model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ChannelModel {
     /// Fixed receive / carrier-sense / interference ranges.
@@ -66,68 +81,83 @@ pub enum ChannelModel {
     Tworay,
     /// Log-distance path loss with log-normal shadowing (ns-2 Shadowing).
     Shadowing,
-    /// Per directed link delivery probability from a table (measured topologies).
+    /// Per-link delivery probabilities from `links` (measured topologies).
     Linktable,
 }
 
+/// Small-scale fading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Fading {
+    /// No fading.
     None,
+    /// Rayleigh fading.
     Rayleigh,
 }
 
 /// How the receiver decides whether a frame that overlapped other signals survives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Reception {
-    /// Probabilistic: prod over chunks of constant SINR of (1 - BER(SINR))^bits, with
-    /// the 802.11 modulations' BER curves (ns-3's interference model).
+    /// Probabilistic: the product over chunks of constant SINR of (1 - BER(SINR))^bits,
+    /// with the 802.11 modulations' BER curves (ns-3's interference model).
     Ber,
-    /// Deterministic: received iff SINR >= capture_threshold_db throughout (ns-2).
+    /// Deterministic: received iff the SINR >= `capture_threshold_db` throughout
+    /// (ns-2).
     Capture,
 }
 
+/// The radio channel: propagation, reception, interference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct ChannelCfg {
+    /// Propagation model.
     pub model: ChannelModel,
-    /// Reception (error) model; see `Reception`.
+    /// How a receiver decides whether a frame that overlapped other signals survives.
     pub reception: Reception,
-    /// "ber" reception: a frame is only locked on if its SINR when it starts is at
-    /// least this (ns-3 ThresholdPreambleDetectionModel, 4 dB). Set to a very negative
-    /// value (e.g. -1000) to disable.
+    /// `"ber"` reception: a frame is only locked on if its SINR when it starts is at
+    /// least this (ns-3 ThresholdPreambleDetectionModel, 4 dB). A very negative value
+    /// (e.g. -1000) disables it.
     pub preamble_detection_db: f64,
-    // --- range model
+    /// Range model: a frame is received up to this distance (distance <= range).
     pub rx_range_m: f64,
+    /// Range model: the medium is sensed busy up to this distance; >= `rx_range_m`.
     pub cs_range_m: f64,
+    /// Range model: a transmission interferes up to this distance; >= `rx_range_m`.
     pub interference_range_m: f64,
-    // --- physical models (tworay, shadowing)
+    /// Physical models: carrier frequency.
     pub frequency_hz: f64,
+    /// Physical models: antenna height (the same at every node).
     pub antenna_height_m: f64,
+    /// Transmit power.
     pub tx_power_w: f64,
-    /// Minimum received power to decode a frame (ns-2 RXThresh).
+    /// Minimum received power to decode (ns-2 RXThresh; 250 m with two-ray).
     pub rx_threshold_w: f64,
-    /// Minimum received power to sense the medium busy (ns-2 CSThresh).
+    /// Minimum received power to sense the medium busy (ns-2 CSThresh; 550 m with
+    /// two-ray); <= `rx_threshold_w`.
     pub cs_threshold_w: f64,
-    /// Noise added to interference in the SINR, W. Default: thermal noise in 22 MHz
-    /// at 290 K plus a 7 dB noise figure (-93.6 dBm, ns-3's default). The range and
-    /// link-table models use received power 1.0, so noise is negligible there.
+    /// Noise added to interference in the SINR; >= 0. The default is thermal noise in
+    /// 22 MHz at 290 K plus a 7 dB noise figure (-93.6 dBm, ns-3's default). The range
+    /// and link-table models use received power 1.0, so noise is negligible there.
     pub noise_w: f64,
-    /// A frame survives overlapping signals if SINR >= this (ns-2 CPThresh).
+    /// A frame survives overlapping signals if its SINR >= this (ns-2 CPThresh).
     pub capture_threshold_db: f64,
-    /// Shadowing model: path loss exponent beta.
+    /// Shadowing model: path loss exponent beta; > 0.
     pub path_loss_exponent: f64,
-    /// Shadowing model: standard deviation of the log-normal term, dB.
+    /// Shadowing model: standard deviation of the log-normal term; >= 0.
     pub shadowing_sigma_db: f64,
-    /// Shadowing model: reference distance d0, metres.
+    /// Shadowing model: reference distance d0; > 0.
     pub reference_distance_m: f64,
-    /// Small-scale fading drawn per frame and receiver.
+    /// Small-scale fading, drawn per frame and receiver.
     pub fading: Fading,
-    /// Speed of light for propagation delay, m/s.
+    /// Speed of the propagation delay.
     pub propagation_speed_mps: f64,
-    // --- link table
-    /// Directed delivery probabilities; required when model = "linktable".
+    /// Link table: required (non-empty) when `model = "linktable"`, not allowed
+    /// otherwise. Each unordered pair of nodes at most once; pairs not listed cannot
+    /// hear each other.
     pub links: Vec<LinkCfg>,
 }
 
@@ -159,20 +189,26 @@ impl Default for ChannelCfg {
 
 /// One radio link of a link-table channel: delivery probability in each direction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LinkCfg {
+    /// Node index.
     pub a: u32,
+    /// Node index; not `a`.
     pub b: u32,
-    /// Probability that a frame sent by a is received by b.
+    /// Probability that a frame sent by `a` is received by `b`; in [0, 1].
     pub p_ab: f64,
-    /// Probability that a frame sent by b is received by a.
+    /// Probability that a frame sent by `b` is received by `a`; in [0, 1].
     pub p_ba: f64,
 }
 
+/// Which received frames a loss entry drops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum LossFrames {
-    /// MAC data frames only (not ACK/RTS/CTS), as ns-3's post-reception error model in the anchor.
+    /// MAC data frames only (not ACK/RTS/CTS), like the ns-3 anchor's `--loss-frames
+    /// data`.
     Data,
     /// Every frame.
     All,
@@ -180,14 +216,19 @@ pub enum LossFrames {
 
 /// Extra frame loss on chosen directed links (or all), constant or piecewise in time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct LossCfg {
-    /// Directed links [tx, rx] this applies to; empty = every link.
+    /// Directed links `[tx, rx]` this entry applies to (empty: every link); node
+    /// indices, tx != rx, no duplicates.
     pub links: Vec<[u32; 2]>,
-    /// Constant frame error rate (used when `schedule` is empty).
+    /// Constant frame error rate in [0, 1]; used when `schedule` is empty (must stay 0
+    /// when a schedule is given).
     pub rate: f64,
-    /// Time-varying rate: the first phase containing t applies; none = 0.
+    /// Time-varying rate: the first phase containing t applies; outside every phase the
+    /// rate is 0.
     pub schedule: Vec<LossPhase>,
+    /// Which received frames are dropped.
     pub frames: LossFrames,
 }
 
@@ -202,55 +243,75 @@ impl Default for LossCfg {
     }
 }
 
+/// One phase of a time-varying loss rate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LossPhase {
+    /// Start of the phase; >= 0.
     pub from_s: f64,
-    /// Open-ended when absent.
+    /// End of the phase; > `from_s`. Not set: open-ended.
     #[serde(default)]
     pub to_s: Option<f64>,
+    /// Frame error rate in the phase; in [0, 1].
     pub rate: f64,
 }
 
+/// 802.11 PHY.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub enum Standard {
+    /// 802.11b (DSSS).
     #[serde(rename = "802.11b")]
     B,
+    /// 802.11g (ERP-OFDM).
     #[serde(rename = "802.11g")]
     G,
 }
 
+/// PLCP preamble.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Preamble {
+    /// Long PLCP preamble.
     Long,
+    /// Short PLCP preamble.
     Short,
 }
 
+/// The 802.11 DCF: standard, rates, RTS/CTS, retries, contention window, queue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct MacCfg {
+    /// PHY/MAC timing and rate set.
     pub standard: Standard,
-    /// Rate of unicast data frames, Mbit/s (802.11b: 1, 2, 5.5, 11; 802.11g: 6..54).
+    /// Rate of unicast data frames. 802.11b: 1, 2, 5.5, 11; 802.11g: 6, 9, 12, 18, 24,
+    /// 36, 48, 54.
     pub data_rate_mbps: f64,
-    /// Rate of control frames (ACK, RTS, CTS) and broadcasts, Mbit/s.
+    /// Rate of control frames (ACK, RTS, CTS) and broadcasts; same rate set.
     pub basic_rate_mbps: f64,
+    /// PLCP preamble.
     pub preamble: Preamble,
-    /// RTS/CTS precedes unicast frames whose MPDU is longer than this many bytes.
+    /// RTS/CTS precedes unicast frames whose MPDU is longer than this (65535: never).
     pub rts_threshold_bytes: u32,
-    /// Max transmission attempts of a frame sent without RTS (and of an RTS).
+    /// Max transmissions (attempts) of a frame sent without RTS, and of an RTS; >= 1.
     pub short_retry_limit: u32,
-    /// Max transmission attempts of a frame protected by RTS/CTS.
+    /// Max transmissions (attempts) of a frame protected by RTS/CTS; >= 1.
     pub long_retry_limit: u32,
     /// false: every unicast frame is sent once (no MAC retransmissions, Gheorghiu et al.).
     pub retransmissions: bool,
-    /// Reset CW to CWmin when a frame is dropped at its retry limit (802.11-2016 10.3.3,
-    /// ns-2). ns-3 3.44 keeps the doubled CW: false reproduces it.
+    /// Reset the contention window to CWmin when a frame is dropped at its retry limit
+    /// (802.11-2016 10.3.3, ns-2); false keeps it, as ns-3 3.44 does.
     pub cw_reset_after_drop: bool,
-    /// Interface queue capacity, packets (drop-tail).
+    /// Interface queue capacity (drop-tail); >= 1.
     pub queue_packets: u32,
-    /// Contention window bounds; default by standard (b: 31/1023, g: 15/1023).
+    /// Minimum contention window, slots; 2^k - 1 (1, 3, 7, ..., 32767). Not set: 31
+    /// (802.11b) / 15 (802.11g).
     pub cw_min: Option<u32>,
+    /// Maximum contention window, slots; 2^k - 1; cw_min <= cw_max (defaults included).
+    /// Not set: 1023.
     pub cw_max: Option<u32>,
 }
 
@@ -273,23 +334,31 @@ impl Default for MacCfg {
     }
 }
 
+/// Shortest-path metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum RouteMetric {
+    /// Hop count.
     Hops,
+    /// ETX, the expected transmission count from the links' delivery probabilities.
     Etx,
 }
 
+/// Static routing: paths computed once from the channel. A flow's explicit `route` (see
+/// `[[flows]]`) overrides it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingCfg {
+    /// Shortest-path metric.
     pub metric: RouteMetric,
-    /// Reinforced paths per flow (d, directed diffusion): a node on them may forward a
-    /// packet of the flow to any of its downstream neighbours (multipath schemes).
+    /// Reinforced paths per flow, d (directed diffusion): a node on them may forward a
+    /// packet of the flow to any of its downstream neighbours (multipath schemes); 1-16.
     pub paths: u32,
-    /// Initial IP TTL.
+    /// Initial IP TTL; 1-255.
     pub ttl: u32,
-    /// Links whose delivery probability (link table) or range is below this are not routed over.
+    /// Links whose delivery probability is below this are not routed over; in [0, 1].
     pub min_delivery: f64,
 }
 
@@ -304,63 +373,82 @@ impl Default for RoutingCfg {
     }
 }
 
+/// TCP congestion control.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum TcpVariant {
-    /// RFC 5681 window growth with NewReno (or SACK) loss recovery.
+    /// RFC 5681 window growth.
     Newreno,
-    /// TCP-FeW (Nahm, Helmy, Kuo, MobiHoc 2005): congestion avoidance grows the
-    /// window by `few_alpha` segments per RTT.
+    /// TCP-FeW (Nahm, Helmy & Kuo, MobiHoc 2005): congestion avoidance grows the window
+    /// by `few_alpha` segments per RTT.
     Few,
-    /// TCP-AP (ElRakabawy, Klemm, Lindemann, MobiHoc 2005): NewReno window plus
-    /// rate pacing at one segment per (1 + ap_cov_factor * covRTT) * 4HPD.
+    /// TCP-AP (ElRakabawy, Klemm & Lindemann, MobiHoc 2005): NewReno window plus rate
+    /// pacing at one segment per (1 + ap_cov_factor covRTT) nHPD.
     Ap,
-    /// Network-coding-aware TCP (Xu et al. section IV-B): TCP-AP with its rate
-    /// interval multiplied by `nc_lambda`.
+    /// Network-coding-aware TCP (Xu et al. §IV-B): TCP-AP with its rate interval times
+    /// `nc_lambda`.
     #[serde(rename = "nc-aware")]
     NcAware,
 }
 
+/// TCP, for every TCP flow. The pacing variants need the flow's path length: the
+/// simulator passes the route's hop count to the sender (4 hops are assumed until
+/// then).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpCfg {
+    /// Congestion control. Every variant keeps the loss recovery `sack` selects.
     pub variant: TcpVariant,
-    /// SACK loss recovery (RFC 2018, RFC 6675) instead of NewReno's (RFC 6582).
+    /// SACK loss recovery (RFC 2018 / RFC 6675) instead of NewReno's (RFC 6582).
     pub sack: bool,
-    /// Segment payload size, bytes.
+    /// Segment payload size; 1-65535.
     pub mss_bytes: u32,
+    /// Initial window; >= 1.
     pub initial_cwnd_segments: u32,
+    /// Minimum retransmission timeout; > 0.
     pub min_rto_s: f64,
+    /// RTO before the first RTT sample; in [min_rto_s, max_rto_s].
     pub initial_rto_s: f64,
+    /// Maximum RTO; >= min_rto_s.
     pub max_rto_s: f64,
-    /// RFC 6298 clock granularity G.
+    /// RFC 6298 clock granularity G; >= 0.
     pub clock_granularity_s: f64,
+    /// Delay ACKs.
     pub delayed_ack: bool,
-    /// ACK every this many full segments.
+    /// ACK every this many full segments; >= 1.
     pub delayed_ack_count: u32,
+    /// Delayed-ACK timer; > 0.
     pub delayed_ack_timeout_s: f64,
-    /// Receiver buffer = advertised window, bytes.
+    /// Receive buffer = advertised window; >= mss_bytes.
     pub rcv_buffer_bytes: u32,
+    /// Duplicate ACKs that trigger fast retransmit; >= 1.
     pub dupack_threshold: u32,
-    /// TCP-FeW: window growth per RTT in congestion avoidance, segments (0, 1].
+    /// `"few"`: congestion-avoidance growth in segments per RTT (cwnd += alpha/cwnd per
+    /// ACK); in (0, 1] (1 = RFC 5681).
     pub few_alpha: f64,
-    /// TCP-AP: spatial-reuse hop count n of the nHPD estimate (4 for 250 m range
-    /// and 550 m interference range).
+    /// `"ap"`, `"nc-aware"`: spatial-reuse distance n (hops) of the nHPD estimate (4
+    /// for a 250 m range and 550 m interference range); >= 1. Paths shorter than n are
+    /// paced at the one-hop delay.
     pub ap_reuse_hops: u32,
-    /// TCP-AP: weight of the old average in the EWMA of nHPD samples.
+    /// `"ap"`, `"nc-aware"`: weight of the old average in the EWMA of nHPD samples; in
+    /// [0, 1).
     pub ap_smoothing: f64,
-    /// TCP-AP: RTT samples over which covRTT is computed.
+    /// `"ap"`, `"nc-aware"`: RTT samples over which covRTT is computed; 1-10000.
     pub ap_history: u32,
-    /// TCP-AP: k in the rate interval (1 + k * covRTT) * 4HPD.
+    /// `"ap"`, `"nc-aware"`: k in rate interval = (1 + k covRTT) nHPD; >= 0.
     pub ap_cov_factor: f64,
-    /// TCP-AP: per-hop queuing-delay and nHPD samples above this are discarded, seconds.
+    /// `"ap"`, `"nc-aware"`: per-hop queuing-delay and nHPD samples above this are
+    /// discarded; > 0.
     pub ap_delay_bound_s: f64,
-    /// TCP-AP: rate interval before the first valid sample, seconds.
+    /// `"ap"`, `"nc-aware"`: rate interval before the first RTT sample; > 0.
     pub ap_initial_interval_s: f64,
-    /// TCP-AP: link rate used to split the RTT into per-hop transmission and
-    /// queuing delay, Mbit/s; default: the MAC's data rate.
+    /// `"ap"`, `"nc-aware"`: link rate used to split the RTT into per-hop transmission
+    /// and queuing delay; > 0. Not set: `mac.data_rate_mbps`.
     pub ap_link_rate_mbps: Option<f64>,
-    /// Network-coding-aware TCP: factor lambda on TCP-AP's rate interval (Xu et al. eq. 4).
+    /// `"nc-aware"`: factor lambda on TCP-AP's rate interval, r_new = lambda r_old (Xu
+    /// et al. eq. 4); > 0 (< 1 sends faster).
     pub nc_lambda: f64,
 }
 
@@ -396,63 +484,86 @@ impl Default for TcpCfg {
 /// The `[scheme]` table: owned by the coding layer's registry.
 pub use crate::coding::registry::SchemeCfg;
 
+/// A node: its position and optional motion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NodeCfg {
-    /// Position, metres.
+    /// Position, x; finite.
     pub x: f64,
+    /// Position, y; finite.
     pub y: f64,
-    /// Optional motion: the node is at (x, y) at t = 0 and moves in straight lines
-    /// through the (t_s, x, y) points (at the given times), then stays at the last.
+    /// Straight-line motion between the points: before the first point the node stays
+    /// at (x, y), after the last at the last point.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waypoints: Vec<Waypoint>,
 }
 
+/// A point of a node's path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Waypoint {
+    /// Time at the point; >= 0, strictly increasing.
     pub t_s: f64,
+    /// Position, x; finite.
     pub x: f64,
+    /// Position, y; finite.
     pub y: f64,
 }
 
+/// Transport protocol of a flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Transport {
+    /// TCP (the `[tcp]` settings).
     Tcp,
+    /// UDP.
     Udp,
 }
 
+/// Application of a flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum AppKind {
     /// Always has data to send (FTP).
     Bulk,
-    /// Constant bit rate: `packet_bytes` every packet_bytes*8/rate_kbps.
+    /// Constant bit rate: `packet_bytes` every packet_bytes*8/rate_kbps seconds.
     Cbr,
 }
 
+/// A flow: endpoints, transport, application, timing, optional fixed route.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FlowCfg {
+    /// Source node index; must exist.
     pub src: u32,
+    /// Destination node index; must exist, not `src`.
     pub dst: u32,
+    /// Transport protocol.
     #[serde(default = "default_transport")]
     pub transport: Transport,
+    /// Application.
     #[serde(default = "default_app")]
     pub app: AppKind,
-    /// Application rate for app = "cbr", kbit/s.
+    /// Application rate: required (> 0) for `app = "cbr"`, not allowed for bulk.
     #[serde(default)]
     pub rate_kbps: Option<f64>,
-    /// Application write size (UDP datagram payload; for TCP the MSS applies).
+    /// Application write size (UDP payload; for TCP the MSS applies); 1-65507.
     #[serde(default = "default_packet_bytes")]
     pub packet_bytes: u32,
+    /// Application start; in [0, duration_s).
     #[serde(default = "default_start")]
     pub start_s: f64,
-    /// Application stops sending at this time; default: end of simulation.
+    /// Application stop; > start_s. Not set: the end of the simulation.
     #[serde(default)]
     pub stop_s: Option<f64>,
-    /// Explicit forward path [src, ..., dst]; the reverse path carries ACKs.
+    /// Explicit forward path [src, ..., dst] (each node once, all existing; consecutive
+    /// nodes must be linked); the reverse path carries the ACKs. Not set: the routing
+    /// protocol's path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<Vec<u32>>,
 }

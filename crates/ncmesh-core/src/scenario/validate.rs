@@ -91,10 +91,16 @@ fn simulation(c: &SimulationCfg) -> R {
     }
     let d = c.duration_s;
     if !(c.measure_start_s.is_finite() && c.measure_start_s >= 0.0 && c.measure_start_s < d) {
+        // Said for the common case: a duration shortened below the (default) start.
+        let hint = if c.measure_start_s.is_finite() && c.measure_start_s >= d {
+            " (a shorter simulation.duration_s needs a smaller simulation.measure_start_s too)"
+        } else {
+            ""
+        };
         return Err(not_allowed(
             "simulation.measure_start_s",
             fnum(c.measure_start_s),
-            &format!("a time in [0, duration_s = {}) seconds", fnum(d)),
+            &format!("a time in [0, duration_s = {}) seconds{hint}", fnum(d)),
         ));
     }
     if let Some(end) = c.measure_end_s {

@@ -7,13 +7,14 @@ use crate::scenario::check::*;
 use crate::scenario::emit::toml_float;
 use serde::{Deserialize, Serialize};
 
-/// `[scheme.ncaqm]` as written in a scenario file.
+/// NCAQM's own parameters (its queue management; the XOR family's apply too).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct NcaqmCfg {
-    /// Period of the re-coding pass (Alg. 1), seconds.
+    /// Period of the re-coding pass (Alg. 1); > 0.
     pub recode_interval_s: f64,
-    /// Transmissions in the traffic-splitting window.
+    /// Transmissions in the traffic-splitting window (§V-A2); >= 1.
     pub split_window: u32,
 }
 

@@ -8,32 +8,41 @@ use crate::scenario::check::*;
 use crate::scenario::emit::toml_float;
 use serde::{Deserialize, Serialize};
 
-/// `[scheme.xor]` as written in a scenario file.
+/// The XOR-coding family's parameters (COPE, Encode Once, BFLY; NCAQM runs inside it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct XorCfg {
-    /// Encode Once (Xu et al., TCP with COPE, §IV-A): a native is coded at most once.
+    /// Encode Once (Xu et al. §IV-A): a native is coded at most once, then
+    /// retransmitted alone.
     pub encode_once: bool,
-    /// Packet pool lifetime, seconds (COPE §3.1).
+    /// How long overheard and sent packets stay in the packet pool (COPE §3.1); > 0.
     pub pool_time_s: f64,
-    /// Decodability threshold G (COPE §3.3).
+    /// Code only if every next hop decodes with at least this probability (COPE's G,
+    /// §3.3); in [0, 1].
     pub threshold: f64,
-    /// Guess neighbour state from delivery probabilities (COPE §3.4).
+    /// Without a report, guess that a neighbour holds a packet with the delivery
+    /// probability from the packet's previous hop (COPE §3.4).
     pub guess: bool,
-    /// Longest delay of acks before a control frame carries them, seconds.
+    /// Longest wait of acks before a broadcast control frame carries them; > 0.
     pub control_delay_s: f64,
-    /// Longest delay of reception reports alone before a control frame carries them, s.
+    /// Longest wait of reception reports alone before a control frame carries them; >
+    /// 0.
     pub report_interval_s: f64,
-    /// Asynchronous-ack timeout before a coded native is retransmitted, seconds.
+    /// An unacknowledged native of a coded frame goes back to the head of the queue
+    /// after this long; > 0.
     pub ack_timeout_s: f64,
-    /// COPE's ordering agent: a TCP segment after a gap waits at most this long at its
-    /// destination for the gap to fill, seconds (0: no agent).
+    /// COPE's ordering agent: at its destination a TCP segment after a gap waits at
+    /// most this long for the gap to fill (0: no agent); >= 0.
     pub ordering_timeout_s: f64,
-    /// Retransmissions of an unacknowledged coded native.
+    /// Retransmissions of such a native before it is dropped; 0-100.
     pub max_retransmissions: u32,
-    /// At most this many natives per code (0: no limit).
+    /// At most this many natives per code (0: only one per next hop); 0 or >= 2.
     pub max_code: u32,
-    /// Two-hop (butterfly) codes besides one-hop ones; always on for BFLY.
+    /// Also make two-hop codes: natives for one next hop whose following hops differ
+    /// and can each decode; the next hop forwards the XOR undecoded (always on for
+    /// `"bfly"`; with `"ncaqm"` it gives NCAQM over two-hop coding, Seferoglu &
+    /// Markopoulou Fig. 9).
     pub two_hop: bool,
 }
 
