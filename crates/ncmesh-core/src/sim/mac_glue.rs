@@ -265,13 +265,12 @@ impl Sim {
             Some(RxOutcome::Received) => {
                 let f = self.air.frame(slot);
                 let p_link = self.channel.link(f.tx, n).map_or(1.0, |l| l.p_link);
-                let p_loss = if p_link >= 1.0 && self.loss.is_empty() {
-                    0.0
-                } else {
-                    1.0 - p_link * (1.0 - self.loss.rate(f.tx, n, now, f.kind == FrameKind::Data))
-                };
                 let nd = &mut self.nodes[n as usize];
-                if p_loss > 0.0 && nd.rng_channel.chance(p_loss) {
+                let is_data = f.kind == FrameKind::Data;
+                if self
+                    .loss
+                    .frame_lost(p_link, f.tx, n, now, is_data, &mut nd.rng_channel)
+                {
                     nd.stats.channel_losses += 1;
                     self.trace_rx(n, slot, TraceKind::RxLost);
                     self.rx_failed(n);
