@@ -10,7 +10,7 @@ use crate::coding::xor::fifo::FifoQueue;
 use crate::coding::xor::{XorParams, XorScheme};
 use crate::coding::CodingScheme;
 use crate::engine::{secs, EventQueue, Rng, StreamPurpose};
-use crate::mac::{Dcf, MacParams};
+use crate::mac::{MacParams, Station};
 use crate::metrics::NodeResult;
 use crate::net::routing::Edge;
 use crate::net::Routes;
@@ -143,9 +143,12 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
         .map(|i| -> Result<Node, ScenarioError> {
             Ok(Node {
                 radio: Radio::new(),
-                dcf: Dcf::new(&mac),
+                mac: Station::new(
+                    i as u32,
+                    mac.clone(),
+                    Rng::stream(seed, i as u64, StreamPurpose::Backoff),
+                ),
                 scheme: make_scheme(s)?,
-                rng_backoff: Rng::stream(seed, i as u64, StreamPurpose::Backoff),
                 rng_channel: Rng::stream(seed, i as u64, StreamPurpose::Channel),
                 rng_scheme: Rng::stream(seed, i as u64, StreamPurpose::Scheme),
                 stats: NodeResult {
