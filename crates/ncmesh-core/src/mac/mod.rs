@@ -4,17 +4,17 @@
 //! harness maps these to events.
 //!
 //! One concept per file, each rule with its clause of IEEE 802.11-2016:
-//! - [`contention`]: DIFS/EIFS idle time, backoff countdown with freeze and resume,
+//! - `contention`: DIFS/EIFS idle time, backoff countdown with freeze and resume,
 //!   backoff only if the medium is busy when a frame arrives (10.3.2.3, 10.3.4.2,
 //!   10.3.4.3);
-//! - [`recovery`]: contention window and short/long retry counts, drop at the retry
+//! - `recovery`: contention window and short/long retry counts, drop at the retry
 //!   limit (10.3.3, 10.3.4.4);
-//! - [`exchange`]: RTS/CTS/DATA/ACK and group addressed sequences, Duration values,
+//! - `exchange`: RTS/CTS/DATA/ACK and group addressed sequences, Duration values,
 //!   response timeouts and their deferral while receiving (9.2.5, 9.3.1.2, 10.3.2.7,
 //!   10.3.2.9, 10.3.5, 10.3.6);
-//! - [`recipient`]: CTS and ACK responses, duplicate detection (10.3.2.7, 10.3.2.9,
+//! - `recipient`: CTS and ACK responses, duplicate detection (10.3.2.7, 10.3.2.9,
 //!   10.3.2.11);
-//! - [`nav`]: virtual carrier sense and EIFS (10.3.2.4, 10.3.2.3.7);
+//! - `nav`: virtual carrier sense and EIFS (10.3.2.4, 10.3.2.3.7);
 //! - [`frame`]: the frames.
 //!
 //! Where the standard leaves a choice, ncmesh follows ns-3 (noted where it applies):

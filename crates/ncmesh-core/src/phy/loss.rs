@@ -23,6 +23,7 @@ pub struct LossModel {
 }
 
 impl LossModel {
+    /// The rules of the scenario's `[[loss]]` tables.
     pub fn new(cfgs: &[LossCfg]) -> LossModel {
         let rules = cfgs
             .iter()
@@ -55,6 +56,7 @@ impl LossModel {
         LossModel { rules }
     }
 
+    /// No rule at all.
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
     }

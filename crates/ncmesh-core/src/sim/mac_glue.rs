@@ -7,7 +7,9 @@ use super::events::Ev;
 use super::trace::{TraceKind, TraceRecord};
 use super::Sim;
 use crate::coding::{self, Frame};
-use crate::mac::{Addressed, FrameKind, MacCount, MacCx, MacOutput, MacTimer, RxError, Station};
+use crate::mac::{
+    Addressed, FrameKind, MacCount, MacCx, MacOutput, MacTimer, RxError, Station, TxOutcome,
+};
 use crate::phy::radio::RxOutcome;
 
 impl Sim {
@@ -51,8 +53,8 @@ impl Sim {
                 }
                 MacOutput::Done { frame, outcome } => {
                     let outcome = match outcome {
-                        crate::mac::TxOutcome::Delivered => coding::TxOutcome::Delivered,
-                        crate::mac::TxOutcome::Failed => coding::TxOutcome::Failed,
+                        TxOutcome::Delivered => coding::TxOutcome::Delivered,
+                        TxOutcome::Failed => coding::TxOutcome::Failed,
                     };
                     self.coding_tx_outcome(n, frame, outcome);
                     let cx = self.mac_cx(n);
