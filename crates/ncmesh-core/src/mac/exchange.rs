@@ -8,7 +8,7 @@ use super::io::Attempt;
 use super::params::MacParams;
 use crate::engine::Time;
 use crate::net::{NodeId, BROADCAST};
-use crate::phy::timing::CTS_BYTES;
+use crate::phy::timing::{CTS_BYTES, RTS_BYTES};
 use crate::phy::PhyTiming;
 
 /// Where the exchange of the frame in service stands.
@@ -45,6 +45,32 @@ pub(super) enum TimeoutAction {
     Defer,
     /// The attempt failed.
     Fail,
+}
+
+/// A frame to send, described: the station builds it when the caller takes it, straight
+/// where the caller wants it.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Outgoing {
+    /// The data frame in service.
+    Data { retry: bool, airtime: Time },
+    /// The RTS for the frame in service.
+    Rts { retry: bool, duration: Time },
+    /// An ACK (10.3.2.9).
+    Ack { to: NodeId },
+    /// A CTS with its Duration (10.3.2.7).
+    Cts { to: NodeId, duration: Time },
+}
+
+impl Outgoing {
+    /// Transmission time.
+    pub(super) fn airtime(&self, t: &PhyTiming) -> Time {
+        match *self {
+            Outgoing::Data { airtime, .. } => airtime,
+            Outgoing::Rts { .. } => t.airtime(RTS_BYTES, t.basic_rate_mbps),
+            Outgoing::Ack { .. } => t.ack_time,
+            Outgoing::Cts { .. } => t.airtime(CTS_BYTES, t.basic_rate_mbps),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -111,23 +137,21 @@ impl<B: MacBody> Exchange<B> {
 
     /// The first frame of an attempt: the RTS, or the data frame itself. Retry bit on
     /// every copy after the first (9.2.4.1).
-    pub(super) fn first_frame(&mut self, me: NodeId, p: &MacParams) -> Frame<B> {
+    pub(super) fn first_frame(&mut self, p: &MacParams) -> Outgoing {
         let t = &p.timing;
         let needs_rts = self.needs_rts(p);
         let job = self.job.as_mut().expect("a frame in service");
         let retry = job.sent_once;
         job.sent_once = true;
-        let to = job.frame.mac_rx;
-        let data_air = t.airtime(job.frame.mpdu_bytes(), data_rate(to, t));
+        let data_air = t.airtime(job.frame.mpdu_bytes(), data_rate(job.frame.mac_rx, t));
         if needs_rts {
             // RTS Duration: CTS + DATA + ACK + 3 SIFS (9.3.1.2).
             let cts_air = t.airtime(CTS_BYTES, t.basic_rate_mbps);
             let duration = 3 * t.sifs + cts_air + data_air + t.ack_time;
-            let seq = job.seq;
             self.state = TxState::WaitCts;
-            Frame::rts(me, to, seq, retry, duration, t)
+            Outgoing::Rts { retry, duration }
         } else {
-            self.data(me, retry, data_air, t)
+            self.data(retry, data_air)
         }
     }
 
@@ -144,12 +168,7 @@ impl<B: MacBody> Exchange<B> {
 
     /// The data frame after the CTS, if the exchange still stands there. Its Retry bit
     /// is set when data frames of this frame already failed after a CTS.
-    pub(super) fn data_after_cts(
-        &mut self,
-        me: NodeId,
-        t: &PhyTiming,
-        long_retries: u32,
-    ) -> Option<Frame<B>> {
+    pub(super) fn data_after_cts(&mut self, t: &PhyTiming, long_retries: u32) -> Option<Outgoing> {
         if self.state != TxState::DataAfterCts {
             return None;
         }
@@ -160,19 +179,30 @@ impl<B: MacBody> Exchange<B> {
             .frame
             .mpdu_bytes();
         let air = t.airtime(mpdu, t.data_rate_mbps);
-        Some(self.data(me, long_retries > 0, air, t))
+        Some(self.data(long_retries > 0, air))
     }
 
-    /// The data frame of the frame in service. Duration: SIFS + ACK for an individually
-    /// addressed frame, 0 for a group addressed one (9.2.5).
-    fn data(&mut self, me: NodeId, retry: bool, airtime: Time, t: &PhyTiming) -> Frame<B> {
-        let job = self.job.as_ref().expect("a frame in service");
-        let broadcast = job.frame.mac_rx == BROADCAST;
+    fn data(&mut self, retry: bool, airtime: Time) -> Outgoing {
+        let broadcast = self.job.as_ref().expect("a frame in service").frame.mac_rx == BROADCAST;
         self.state = if broadcast {
             TxState::Broadcasting
         } else {
             TxState::WaitAck
         };
+        Outgoing::Data { retry, airtime }
+    }
+
+    /// The data frame of the frame in service. Duration: SIFS + ACK for an individually
+    /// addressed frame, 0 for a group addressed one (9.2.5).
+    pub(super) fn data_frame(
+        &self,
+        me: NodeId,
+        retry: bool,
+        airtime: Time,
+        t: &PhyTiming,
+    ) -> Frame<B> {
+        let job = self.job.as_ref().expect("a frame in service");
+        let broadcast = job.frame.mac_rx == BROADCAST;
         Frame {
             kind: FrameKind::Data,
             tx: me,
@@ -185,6 +215,18 @@ impl<B: MacBody> Exchange<B> {
             airtime,
             data: Some(job.frame.body.clone()),
         }
+    }
+
+    /// The RTS of the frame in service.
+    pub(super) fn rts_frame(
+        &self,
+        me: NodeId,
+        retry: bool,
+        duration: Time,
+        t: &PhyTiming,
+    ) -> Frame<B> {
+        let job = self.job.as_ref().expect("a frame in service");
+        Frame::rts(me, job.frame.mac_rx, job.seq, retry, duration, t)
     }
 
     /// Does the frame just sent call for a response (CTS or ACK)?

@@ -192,7 +192,10 @@ impl Harness {
         while let Some(o) = self.nodes[s].mac.poll_output() {
             match o {
                 MacOutput::Schedule { at, timer } => self.q.schedule(at, Ev::Mac(s, timer)),
-                MacOutput::Transmit { frame, response } => self.transmit(s, frame, response),
+                MacOutput::Transmit { response } => {
+                    let frame = self.nodes[s].mac.take_transmit();
+                    self.transmit(s, frame, response);
+                }
                 MacOutput::NeedFrame => {
                     if let Some(f) = self.nodes[s].queue.pop_front() {
                         let cx = self.cx(s);
@@ -205,7 +208,8 @@ impl Harness {
                     let cx = self.cx(s);
                     self.nodes[s].mac.resume(cx);
                 }
-                MacOutput::Done { frame, outcome } => {
+                MacOutput::Done(outcome) => {
+                    let frame = self.nodes[s].mac.take_done();
                     self.record(s, What::Done(frame.body.id, outcome));
                     let cx = self.cx(s);
                     self.nodes[s].mac.resume(cx);

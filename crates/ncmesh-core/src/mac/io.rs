@@ -1,7 +1,6 @@
 //! What a station is told and what it asks for: its context, the timers it sets and
 //! the outputs the caller acts on.
 
-use super::frame::{Frame, OutFrame};
 use crate::engine::Time;
 use crate::net::NodeId;
 
@@ -16,7 +15,9 @@ pub struct MacCx {
     pub cca_until: Time,
     /// The radio is receiving a frame now.
     pub receiving: bool,
-    /// The layer above has a frame to send.
+    /// The layer above has a frame to send. Read only while the station has no frame in
+    /// service ([`Station::in_service`](super::Station::in_service) is `None`), so a
+    /// caller may skip asking the layer above otherwise.
     pub upper_has_frame: bool,
 }
 
@@ -100,8 +101,10 @@ pub enum MacCount {
 /// [`MacOutput::Deliver`] and [`MacOutput::Done`] involve the layer above and are
 /// always the last output of a call; the station continues when told the result
 /// ([`Station::load`](super::Station::load), [`Station::resume`](super::Station::resume)).
-#[derive(Debug)]
-pub enum MacOutput<B> {
+/// Frames are not part of the output (it stays small and cheap to move): the caller
+/// takes them from the station when told to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MacOutput {
     /// Call [`Station::handle_timeout`](super::Station::handle_timeout) with `timer`
     /// at `at`.
     Schedule {
@@ -110,12 +113,12 @@ pub enum MacOutput<B> {
         /// What to hand back.
         timer: MacTimer,
     },
-    /// Put `frame` on the air now; `response`: an ACK/CTS (tell
+    /// Put the frame [`Station::take_transmit`](super::Station::take_transmit) gives on
+    /// the air now; its airtime says when the transmission ends. `response`: an ACK or
+    /// CTS, not the frame in service (tell
     /// [`Station::handle_tx_end`](super::Station::handle_tx_end) so).
     Transmit {
-        /// The frame; its airtime says when the transmission ends.
-        frame: Frame<B>,
-        /// Sent SIFS after a reception (ACK, CTS), not the frame in service.
+        /// Sent SIFS after a reception (ACK, CTS).
         response: bool,
     },
     /// The station has won access with nothing in service: ask the layer above for a
@@ -124,14 +127,10 @@ pub enum MacOutput<B> {
     /// Hand the data frame just received to the layer above, then
     /// [`Station::resume`](super::Station::resume).
     Deliver(Addressed),
-    /// The frame in service is done with; give it back to the layer above, then
-    /// [`Station::resume`](super::Station::resume).
-    Done {
-        /// The frame as the layer above handed it over.
-        frame: OutFrame<B>,
-        /// Acknowledged (or broadcast) or given up.
-        outcome: TxOutcome,
-    },
+    /// The frame in service is done with, acknowledged (or broadcast) or given up: give
+    /// it ([`Station::take_done`](super::Station::take_done)) back to the layer above,
+    /// then [`Station::resume`](super::Station::resume).
+    Done(TxOutcome),
     /// An attempt got no response in time (for traces): its receiver and sequence
     /// number.
     AttemptFailed {

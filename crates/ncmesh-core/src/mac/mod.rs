@@ -43,11 +43,10 @@ pub use params::MacParams;
 use crate::engine::{Rng, Time};
 use crate::net::{NodeId, BROADCAST};
 use contention::Contention;
-use exchange::{Exchange, TimeoutAction};
+use exchange::{Exchange, Outgoing, TimeoutAction};
 use nav::Nav;
 use recipient::DupCache;
 use recovery::{Recovery, Verdict};
-use std::collections::VecDeque;
 
 /// The DCF of one station (IEEE 802.11-2016 10.3), generic over the data frame's body.
 ///
@@ -58,14 +57,16 @@ use std::collections::VecDeque;
 ///    [`handle_tx_end`](Self::handle_tx_end) when our transmission ends,
 ///    [`handle_timeout`](Self::handle_timeout) when a scheduled [`MacTimer`] fires.
 /// 2. [`poll_output`](Self::poll_output) until `None`, acting on each output in order:
-///    `Schedule` a timer, `Transmit` a frame, count, trace.
-/// 3. `NeedFrame`, `Deliver` and `Done` involve the layer above and come last. Act on
-///    them (the layer above may call `handle_frame_ready` meanwhile), then continue
+///    `Schedule` a timer, `Transmit` the frame [`take_transmit`](Self::take_transmit)
+///    gives, count, trace.
+/// 3. `NeedFrame`, `Deliver` and `Done` (its frame from [`take_done`](Self::take_done))
+///    involve the layer above and come last. Act on them (the layer above may call
+///    `handle_frame_ready` meanwhile), then continue
 ///    with [`load`](Self::load) (after `NeedFrame`, if the layer above gave a frame) or
 ///    [`resume`](Self::resume) (after `Deliver`, `Done`), and poll again.
 ///
-/// State is private; the outputs are the only effects. Outputs go through a queue
-/// that is reused, so a station allocates nothing per frame.
+/// State is private; the outputs are the only effects. Outputs wait in a small reused
+/// queue, the frames beside it, so a station allocates nothing per frame.
 #[derive(Debug)]
 pub struct Station<B> {
     me: NodeId,
@@ -81,7 +82,11 @@ pub struct Station<B> {
     tx_until: Time,
     /// What `resume` continues with.
     resume: Resume,
-    out: VecDeque<MacOutput<B>>,
+    /// Outputs of the current input; those before `polled` were handed out.
+    out: Vec<MacOutput>,
+    polled: usize,
+    /// The frame of the `Transmit` output (one per input at most), built when taken.
+    to_send: Option<Outgoing>,
 }
 
 /// The rest of an input's handling, after the layer above acted on `Deliver`/`Done`.
@@ -107,7 +112,9 @@ impl<B: MacBody> Station<B> {
             nav: Nav::default(),
             tx_until: 0,
             resume: Resume::default(),
-            out: VecDeque::with_capacity(8),
+            out: Vec::with_capacity(8),
+            polled: 0,
+            to_send: None,
             rng,
             p,
         }
@@ -119,16 +126,53 @@ impl<B: MacBody> Station<B> {
     }
 
     /// The next thing to do, in order (see the call order above).
-    pub fn poll_output(&mut self) -> Option<MacOutput<B>> {
-        let o = self.out.pop_front();
-        debug_assert!(
-            !matches!(
-                o,
-                Some(MacOutput::NeedFrame | MacOutput::Deliver(_) | MacOutput::Done { .. })
-            ) || self.out.is_empty(),
-            "a request to the layer above is the last output"
-        );
-        o
+    pub fn poll_output(&mut self) -> Option<MacOutput> {
+        let Some(&o) = self.out.get(self.polled) else {
+            self.out.clear();
+            self.polled = 0;
+            return None;
+        };
+        self.polled += 1;
+        if self.polled == self.out.len() {
+            // All handed out: the layer above may call in again (NeedFrame, Deliver, Done).
+            self.out.clear();
+            self.polled = 0;
+        } else {
+            debug_assert!(
+                !matches!(
+                    o,
+                    MacOutput::NeedFrame | MacOutput::Deliver(_) | MacOutput::Done(_)
+                ),
+                "a request to the layer above is the last output"
+            );
+        }
+        Some(o)
+    }
+
+    /// Is the access timer armed? Carrier sense turning busy matters to the station only
+    /// then (a caller may skip [`handle_medium_busy`](Self::handle_medium_busy) otherwise).
+    pub fn contending(&self) -> bool {
+        self.contention.armed()
+    }
+
+    /// The frame to put on the air, after [`MacOutput::Transmit`].
+    pub fn take_transmit(&mut self) -> Frame<B> {
+        let t = &self.p.timing;
+        match self.to_send.take().expect("a frame to transmit") {
+            Outgoing::Data { retry, airtime } => {
+                self.exchange.data_frame(self.me, retry, airtime, t)
+            }
+            Outgoing::Rts { retry, duration } => {
+                self.exchange.rts_frame(self.me, retry, duration, t)
+            }
+            Outgoing::Ack { to } => Frame::ack(self.me, to, t),
+            Outgoing::Cts { to, duration } => Frame::cts(self.me, to, duration, t),
+        }
+    }
+
+    /// The frame whose service ended, after [`MacOutput::Done`].
+    pub fn take_done(&mut self) -> OutFrame<B> {
+        self.exchange.take()
     }
 
     /// The layer above has a frame to send. A station with nothing in service and no
@@ -210,9 +254,20 @@ impl<B: MacBody> Station<B> {
         self.send(cx);
     }
 
+    /// Has [`resume`](Self::resume) anything to do? (If not, a caller may skip building
+    /// a context for it.)
+    pub fn resume_pending(&self) -> bool {
+        let r = &self.resume;
+        r.rearm || r.nav_end.is_some() || (r.check_deferred && self.exchange.deferred_failure())
+    }
+
     /// After `Deliver` or `Done`: finishes the input that produced it.
     pub fn resume(&mut self, cx: MacCx) {
         let r = std::mem::take(&mut self.resume);
+        debug_assert!(
+            !r.rearm || !self.exchange.has_frame(),
+            "the frame done with was taken (take_done)"
+        );
         if r.rearm {
             self.rearm(cx);
         }
@@ -228,7 +283,7 @@ impl<B: MacBody> Station<B> {
     }
 
     fn schedule(&mut self, at: Time, timer: MacTimer) {
-        self.out.push_back(MacOutput::Schedule { at, timer });
+        self.out.push(MacOutput::Schedule { at, timer });
     }
 
     /// Arms the access timer if the station has something to do (a frame in service or
@@ -271,24 +326,26 @@ impl<B: MacBody> Station<B> {
         if self.exchange.has_frame() {
             self.send(cx);
         } else {
-            self.out.push_back(MacOutput::NeedFrame);
+            self.out.push(MacOutput::NeedFrame);
         }
     }
 
     /// Sends the frame in service (or its RTS).
     fn send(&mut self, cx: MacCx) {
-        let frame = self.exchange.first_frame(self.me, &self.p);
+        let frame = self.exchange.first_frame(&self.p);
         self.transmit(cx, frame, false);
         if self.exchange.awaits_response() {
             self.start_timeout();
         }
     }
 
-    fn transmit(&mut self, cx: MacCx, frame: Frame<B>, response: bool) {
-        self.tx_until = cx.now + frame.airtime;
+    fn transmit(&mut self, cx: MacCx, frame: Outgoing, response: bool) {
+        self.tx_until = cx.now + frame.airtime(&self.p.timing);
         // Our own transmission makes the medium busy (10.3.2.1).
         self.handle_medium_busy(cx);
-        self.out.push_back(MacOutput::Transmit { frame, response });
+        debug_assert!(self.to_send.is_none(), "one transmission per input");
+        self.to_send = Some(frame);
+        self.out.push(MacOutput::Transmit { response });
     }
 
     /// CTSTimeout / AckTimeout from the end of our frame (10.3.2.7, 10.3.2.9).
@@ -301,17 +358,14 @@ impl<B: MacBody> Station<B> {
     fn respond(&mut self, cx: MacCx, r: SifsResponse) {
         let t = &self.p.timing;
         match r {
-            SifsResponse::Ack { to } => {
-                let ack = Frame::ack(self.me, to, t);
-                self.transmit(cx, ack, true);
-            }
+            SifsResponse::Ack { to } => self.transmit(cx, Outgoing::Ack { to }, true),
             SifsResponse::Cts { to, duration_ns } => {
-                let cts = Frame::cts(self.me, to, duration_ns as Time, t);
-                self.transmit(cx, cts, true);
+                let duration = duration_ns as Time;
+                self.transmit(cx, Outgoing::Cts { to, duration }, true);
             }
             SifsResponse::DataAfterCts => {
                 let long = self.recovery.long_retries();
-                if let Some(data) = self.exchange.data_after_cts(self.me, t, long) {
+                if let Some(data) = self.exchange.data_after_cts(t, long) {
                     self.transmit(cx, data, false);
                     self.start_timeout();
                 }
@@ -324,7 +378,7 @@ impl<B: MacBody> Station<B> {
         self.nav.rx_ok();
         let to_me = h.rx == self.me;
         if to_me || h.rx == BROADCAST {
-            self.out.push_back(MacOutput::Count(MacCount::Received));
+            self.out.push(MacOutput::Count(MacCount::Received));
         }
         let sifs_later = cx.now + self.p.timing.sifs;
         match h.kind {
@@ -352,17 +406,17 @@ impl<B: MacBody> Station<B> {
                     // for a duplicate.
                     self.schedule(sifs_later, MacTimer::Sifs(SifsResponse::Ack { to: h.tx }));
                     if self.dups.is_duplicate(h.tx, h.seq, h.retry) {
-                        self.out.push_back(MacOutput::Count(MacCount::Duplicate));
+                        self.out.push(MacOutput::Count(MacCount::Duplicate));
                         return false;
                     }
                     Addressed::ToMe
                 } else if h.rx == BROADCAST {
                     Addressed::Broadcast
                 } else {
-                    self.out.push_back(MacOutput::Count(MacCount::Overheard));
+                    self.out.push(MacOutput::Count(MacCount::Overheard));
                     Addressed::Overheard
                 };
-                self.out.push_back(MacOutput::Deliver(addressed));
+                self.out.push(MacOutput::Deliver(addressed));
                 return true;
             }
         }
@@ -390,7 +444,7 @@ impl<B: MacBody> Station<B> {
     /// retry limit (10.3.3, 10.3.4.4). A new backoff is drawn either way.
     fn fail(&mut self, cx: MacCx) {
         let (to, seq) = self.exchange.attempt_of();
-        self.out.push_back(MacOutput::AttemptFailed { to, seq });
+        self.out.push(MacOutput::AttemptFailed { to, seq });
         let long = self.exchange.failed(&self.p);
         let verdict = self.recovery.failure(&self.p, long);
         self.contention.draw(&mut self.rng, self.recovery.cw());
@@ -408,8 +462,8 @@ impl<B: MacBody> Station<B> {
             self.recovery.success(&self.p);
             self.contention.draw(&mut self.rng, self.recovery.cw());
         }
-        let frame = self.exchange.take();
-        self.out.push_back(MacOutput::Done { frame, outcome });
+        // The frame stays in service until the caller takes it (`take_done`).
+        self.out.push(MacOutput::Done(outcome));
         self.resume.rearm = true;
     }
 }

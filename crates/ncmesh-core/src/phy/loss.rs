@@ -81,6 +81,7 @@ impl LossModel {
     /// Draws whether a frame the radio received intact from `tx` at `rx` is lost anyway:
     /// it survives the link's delivery probability `p_link` (link table) and every loss
     /// rule independently. Draws from `rng` only when a loss is possible.
+    #[inline]
     pub fn frame_lost(
         &self,
         p_link: f64,

@@ -14,12 +14,21 @@ use crate::phy::radio::RxOutcome;
 
 impl Sim {
     fn mac_cx(&self, n: u32) -> MacCx {
-        let radio = &self.nodes[n as usize].radio;
+        let nd = &self.nodes[n as usize];
         MacCx {
             now: self.now,
-            cca_until: radio.cca_until,
-            receiving: radio.receiving(self.now),
-            upper_has_frame: self.coding_wants_frame(n),
+            cca_until: nd.radio.cca_until,
+            receiving: nd.radio.receiving(self.now),
+            // The station reads it only with nothing in service.
+            upper_has_frame: nd.mac.in_service().is_none() && self.coding_wants_frame(n),
+        }
+    }
+
+    /// After the layer above acted on `Deliver` or `Done`.
+    fn mac_resume(&mut self, n: u32) {
+        if self.nodes[n as usize].mac.resume_pending() {
+            let cx = self.mac_cx(n);
+            self.nodes[n as usize].mac.resume(cx);
         }
     }
 
@@ -38,7 +47,10 @@ impl Sim {
                 MacOutput::Schedule { at, timer } => {
                     self.queue.schedule(at, Ev::Mac { node: n, timer })
                 }
-                MacOutput::Transmit { frame, response } => self.transmit(n, frame, response),
+                MacOutput::Transmit { response } => {
+                    let frame = self.nodes[n as usize].mac.take_transmit();
+                    self.transmit(n, frame, response);
+                }
                 MacOutput::NeedFrame => {
                     if let Some(f) = self.coding_next_frame(n) {
                         let cx = self.mac_cx(n);
@@ -48,17 +60,16 @@ impl Sim {
                 MacOutput::Deliver(a) => {
                     let slot = rx_slot.expect("a delivery follows a reception");
                     self.coding_rx(n, slot, a != Addressed::Overheard);
-                    let cx = self.mac_cx(n);
-                    self.nodes[n as usize].mac.resume(cx);
+                    self.mac_resume(n);
                 }
-                MacOutput::Done { frame, outcome } => {
+                MacOutput::Done(outcome) => {
+                    let frame = self.nodes[n as usize].mac.take_done();
                     let outcome = match outcome {
                         TxOutcome::Delivered => coding::TxOutcome::Delivered,
                         TxOutcome::Failed => coding::TxOutcome::Failed,
                     };
                     self.coding_tx_outcome(n, frame, outcome);
-                    let cx = self.mac_cx(n);
-                    self.nodes[n as usize].mac.resume(cx);
+                    self.mac_resume(n);
                 }
                 MacOutput::AttemptFailed { to, seq } => {
                     if let Some(t) = &mut self.trace {
@@ -139,7 +150,7 @@ impl Sim {
         } else {
             self.air.release(slot);
         }
-        if arr.sensed {
+        if arr.sensed && self.nodes[n as usize].mac.contending() {
             self.mac_input(n, None, |m, cx| m.handle_medium_busy(cx));
         }
     }
