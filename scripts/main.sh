@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: sets up .venv and the package (scripts/setup.sh), then reproduces seed 000's
-# network-coding-aware queue management (`ncmesh reproduce ncaqm --quick`): Table I
+# The main job: sets up .venv and the package (scripts/setup.sh), then reproduces the
+# network-coding-aware queue management of Seferoglu & Markopoulou, NCAQM
+# (`ncmesh reproduce ncaqm --quick`): Table I
 # (improvement of TCP+NCAQM and TCP+COPE over TCP+noNC on Alice-and-Bob, X, cross and grid,
 # mean ± 95% CI, beside the paper's numbers and the NUM optimum), Figs. 4-7, 9 and Appendix A,
 # printed as tables and written to out/ncaqm/{summary.json, tables/, figures/, report.html}

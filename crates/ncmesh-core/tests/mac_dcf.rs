@@ -1,7 +1,9 @@
-//! IEEE 802.11 DCF behaviour seen on the air (frame traces): timing of one exchange,
-//! backoff freeze and resume, RTS/CTS with NAV.
+//! IEEE 802.11 DCF behaviour of whole simulations (frame traces, goodput): backoff on
+//! slot boundaries and fair sharing between saturated senders, RTS/CTS against hidden
+//! terminals. The exchange rules themselves are unit-tested on `mac::Station` alone
+//! (`mac/harness.rs`).
 
-use ncmesh_core::engine::{Time, MICROS, SECOND};
+use ncmesh_core::engine::{Time, MICROS};
 use ncmesh_core::mac::FrameKind;
 use ncmesh_core::scenario::schema::*;
 use ncmesh_core::sim::trace::{TraceKind, TraceRecord};
@@ -49,44 +51,6 @@ fn traced(s: &Scenario) -> (Sim, Vec<TraceRecord>) {
 }
 
 const PROP_200M: Time = 667;
-
-#[test]
-fn single_exchange_timing() {
-    // One 1000-byte datagram at t = 1 s over one idle hop: no backoff (medium idle),
-    // DIFS, DATA, SIFS, ACK.
-    let s = scenario(
-        vec![node(0.0, 0.0), node(200.0, 0.0)],
-        vec![udp(0, 1, 8.0, 1.0, Some(1.5))],
-        2.0,
-    );
-    let (_, tr) = traced(&s);
-    let tx: Vec<&TraceRecord> = tr.iter().filter(|r| r.what == TraceKind::TxStart).collect();
-    assert_eq!(tx.len(), 2, "DATA and ACK only: {tx:?}");
-    let data_air = (192 + 1064 * 8 / 2) * MICROS;
-    assert_eq!(tx[0].kind, FrameKind::Data);
-    // The medium is idle: no backoff (10.3.4.2), but DIFS from the request, as ns-3 does.
-    assert_eq!(tx[0].t, SECOND + 50 * MICROS, "DATA after DIFS");
-    assert_eq!(tx[0].airtime, data_air);
-    assert_eq!(tx[0].nav, (10 + 304) * MICROS, "Duration = SIFS + ACK");
-    let rx = tr
-        .iter()
-        .find(|r| r.what == TraceKind::RxOk && r.kind == FrameKind::Data)
-        .unwrap();
-    assert_eq!(rx.node, 1);
-    assert_eq!(rx.t, tx[0].t + data_air + PROP_200M);
-    assert_eq!(tx[1].kind, FrameKind::Ack);
-    assert_eq!(tx[1].t, rx.t + 10 * MICROS, "ACK after SIFS");
-    assert_eq!(
-        tx[1].airtime,
-        304 * MICROS,
-        "ACK at 1 Mbps with long preamble"
-    );
-    let ack_rx = tr
-        .iter()
-        .find(|r| r.what == TraceKind::RxOk && r.kind == FrameKind::Ack)
-        .unwrap();
-    assert_eq!(ack_rx.t, tx[1].t + 304 * MICROS + PROP_200M);
-}
 
 /// Ends of the busy periods a node saw (own transmissions and frames it sensed).
 fn busy_ends(tr: &[TraceRecord], n: u32) -> Vec<Time> {
@@ -162,52 +126,6 @@ fn backoff_counts_whole_slots_after_difs_and_freezes_while_busy() {
     assert!(
         (collided as f64) < 0.1 * data_tx as f64,
         "{collided} of {data_tx}"
-    );
-}
-
-#[test]
-fn rts_cts_sequence_and_nav() {
-    // 0 -> 1 with RTS/CTS; node 2 hears only node 1 (the CTS) and must defer.
-    let mut s = scenario(
-        vec![node(0.0, 0.0), node(200.0, 0.0), node(400.0, 0.0)],
-        vec![
-            udp(0, 1, 8.0, 1.0, Some(1.5)),
-            udp(2, 1, 8.0, 1.0007, Some(1.5)),
-        ],
-        2.0,
-    );
-    s.mac.rts_threshold_bytes = 0;
-    let (_, tr) = traced(&s);
-    let tx: Vec<&TraceRecord> = tr.iter().filter(|r| r.what == TraceKind::TxStart).collect();
-    let kinds: Vec<(u32, FrameKind)> = tx.iter().map(|r| (r.node, r.kind)).collect();
-    assert_eq!(
-        &kinds[..4],
-        &[
-            (0, FrameKind::Rts),
-            (1, FrameKind::Cts),
-            (0, FrameKind::Data),
-            (1, FrameKind::Ack)
-        ],
-        "{kinds:?}"
-    );
-    let (rts, cts, data, ack) = (tx[0], tx[1], tx[2], tx[3]);
-    let sifs = 10 * MICROS;
-    assert_eq!(cts.t, rts.t + rts.airtime + PROP_200M + sifs);
-    assert_eq!(data.t, cts.t + cts.airtime + PROP_200M + sifs);
-    assert_eq!(ack.t, data.t + data.airtime + PROP_200M + sifs);
-    assert_eq!(rts.nav, 3 * sifs + cts.airtime + data.airtime + ack.airtime);
-    // Node 2's own RTS waits for the NAV set by the CTS it overheard.
-    let n2 = tx.iter().find(|r| r.node == 2).unwrap();
-    let nav_end = cts.t + cts.airtime + PROP_200M * 2 + cts.nav;
-    assert!(
-        n2.t >= nav_end + 50 * MICROS - 2 * PROP_200M,
-        "node 2 sent at {} before NAV end {}",
-        n2.t,
-        nav_end
-    );
-    assert!(
-        tr.iter().all(|r| r.what != TraceKind::RxCollided),
-        "no collision with RTS/CTS here"
     );
 }
 

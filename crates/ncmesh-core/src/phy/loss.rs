@@ -1,7 +1,7 @@
 //! Extra frame loss on top of the propagation model: per-link frame error rates,
 //! constant or following a time schedule (e.g. Chen et al.'s 0% / 40% / 20% phases).
 
-use crate::engine::{secs, Time};
+use crate::engine::{secs, Rng, Time};
 use crate::scenario::schema::{LossCfg, LossFrames};
 
 struct Phase {
@@ -23,6 +23,7 @@ pub struct LossModel {
 }
 
 impl LossModel {
+    /// The rules of the scenario's `[[loss]]` tables.
     pub fn new(cfgs: &[LossCfg]) -> LossModel {
         let rules = cfgs
             .iter()
@@ -55,6 +56,7 @@ impl LossModel {
         LossModel { rules }
     }
 
+    /// No rule at all.
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
     }
@@ -74,6 +76,27 @@ impl LossModel {
             }
         }
         1.0 - keep
+    }
+
+    /// Draws whether a frame the radio received intact from `tx` at `rx` is lost anyway:
+    /// it survives the link's delivery probability `p_link` (link table) and every loss
+    /// rule independently. Draws from `rng` only when a loss is possible.
+    #[inline]
+    pub fn frame_lost(
+        &self,
+        p_link: f64,
+        tx: u32,
+        rx: u32,
+        now: Time,
+        is_data: bool,
+        rng: &mut Rng,
+    ) -> bool {
+        let p_loss = if p_link >= 1.0 && self.is_empty() {
+            0.0
+        } else {
+            1.0 - p_link * (1.0 - self.rate(tx, rx, now, is_data))
+        };
+        p_loss > 0.0 && rng.chance(p_loss)
     }
 }
 
@@ -132,5 +155,32 @@ mod tests {
         assert!((m.rate(1, 2, 0, true) - 0.55).abs() < 1e-12);
         assert!((m.rate(2, 1, 0, true) - 0.1).abs() < 1e-12);
         assert!((m.rate(2, 1, 0, false) - 0.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn frame_loss_draw_combines_link_and_rules() {
+        use crate::engine::StreamPurpose;
+        let mut rng = Rng::stream(3, 0, StreamPurpose::Channel);
+        let none = LossModel::new(&[]);
+        let before = rng.clone();
+        assert!(!none.frame_lost(1.0, 0, 1, 0, true, &mut rng));
+        assert_eq!(
+            rng.next_u64(),
+            before.clone().next_u64(),
+            "no draw when nothing can be lost"
+        );
+        let mut rng = before;
+        assert!(none.frame_lost(0.0, 0, 1, 0, true, &mut rng), "dead link");
+        let half = LossModel::new(&[LossCfg {
+            rate: 0.5,
+            ..LossCfg::default()
+        }]);
+        // 0.8 link x 0.5 rule: 60 % lost
+        let lost = (0..20_000)
+            .filter(|_| half.frame_lost(0.8, 0, 1, 0, true, &mut rng))
+            .count();
+        assert!((lost as f64 / 20_000.0 - 0.6).abs() < 0.02, "{lost}");
+        // data-only rule: ACKs see only the link
+        assert!(!half.frame_lost(1.0, 0, 1, 0, false, &mut rng));
     }
 }

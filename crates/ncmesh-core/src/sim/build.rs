@@ -6,7 +6,7 @@ use super::{Air, Flow, Ledger, Node, Sim};
 use crate::app::Source;
 use crate::coding::registry::{make_flow, make_scheme};
 use crate::engine::{secs, EventQueue, Rng, StreamPurpose};
-use crate::mac::{Dcf, MacParams};
+use crate::mac::{MacParams, Station};
 use crate::metrics::NodeResult;
 use crate::mobility::{any_moves, positions_at};
 use crate::net::Routes;
@@ -66,12 +66,15 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
         .map(|i| -> Result<Node, ScenarioError> {
             Ok(Node {
                 radio: Radio::new(),
-                dcf: Dcf::new(&mac),
+                mac: Station::new(
+                    i as u32,
+                    mac.clone(),
+                    Rng::stream(seed, i as u64, StreamPurpose::Backoff),
+                ),
                 scheme: make_scheme(s)?,
                 poll_event: crate::engine::Time::MAX,
                 flow: make_flow(s)?,
                 rng_flow: Rng::stream(seed, i as u64, StreamPurpose::FlowCoding),
-                rng_backoff: Rng::stream(seed, i as u64, StreamPurpose::Backoff),
                 rng_channel: Rng::stream(seed, i as u64, StreamPurpose::Channel),
                 rng_scheme: Rng::stream(seed, i as u64, StreamPurpose::Scheme),
                 stats: NodeResult {

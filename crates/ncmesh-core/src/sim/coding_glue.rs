@@ -29,12 +29,9 @@ impl Sim {
                 rng: &mut nd.rng_scheme,
                 // The frame the MAC holds counts against the interface queue, as in
                 // ns-3's WifiMacQueue (it leaves the queue when acknowledged).
-                queue_capacity: self.queue_capacity.saturating_sub(
-                    nd.dcf
-                        .job
-                        .as_ref()
-                        .map_or(0, |j| j.frame.body.held_packets()),
-                ),
+                queue_capacity: self
+                    .queue_capacity
+                    .saturating_sub(nd.mac.in_service().map_or(0, |f| f.body.held_packets())),
                 out: &mut out,
             };
             f(&mut *nd.scheme, &mut cx)

@@ -1,36 +1,14 @@
 //! The events the simulator schedules.
 
-use crate::net::NodeId;
-
-/// A MAC frame sent SIFS after a reception, without contention.
-#[derive(Debug, Clone, Copy)]
-pub enum Response {
-    Ack {
-        to: NodeId,
-    },
-    /// `nav_ns`: the CTS Duration field (at most 32.767 ms, so it fits).
-    Cts {
-        to: NodeId,
-        nav_ns: u32,
-    },
-    /// Our data frame, after the CTS we asked for.
-    DataAfterCts,
-}
+use crate::mac::MacTimer;
 
 #[derive(Debug, Clone, Copy)]
 pub enum Ev {
-    /// Backoff (or AIFS) complete: the node may transmit.
-    Access {
+    /// A timer of node `node`'s MAC station (channel access, response timeout, SIFS
+    /// response).
+    Mac {
         node: u32,
-    },
-    /// No CTS/ACK started in time.
-    Timeout {
-        node: u32,
-        gen: u32,
-    },
-    Respond {
-        node: u32,
-        resp: Response,
+        timer: MacTimer,
     },
     /// End of our own transmission; `response`: it was an ACK/CTS.
     TxEnd {

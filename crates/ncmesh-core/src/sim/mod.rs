@@ -1,6 +1,6 @@
 //! The simulator: builds the network of a scenario and runs it.
 //!
-//! `Sim` owns every node (radio, DCF state, coding scheme), the channel, the routes and
+//! `Sim` owns every node (radio, MAC station, coding scheme), the channel, the routes and
 //! the flows, and dispatches events to the glue code of each layer (mac_glue,
 //! net_glue). Protocol logic itself lives in the layer modules.
 
@@ -18,7 +18,7 @@ pub mod trace;
 use crate::app::Source;
 use crate::coding::{CodingScheme, FlowCoder, SchemeOut};
 use crate::engine::{EventQueue, Rng, Time};
-use crate::mac::{Dcf, MacParams};
+use crate::mac::{MacParams, Station};
 use crate::metrics::{FlowSample, NodeResult, NodeSample, RunResult};
 use crate::net::{NodeId, Routes};
 use crate::phy::loss::LossModel;
@@ -40,14 +40,13 @@ struct Ledger {
 
 struct Node {
     radio: Radio,
-    dcf: Dcf<crate::coding::Body>,
+    mac: Station<crate::coding::Body>,
     scheme: Box<dyn CodingScheme>,
     /// Earliest pending `Ev::CodingPoll` (Time::MAX: none).
     poll_event: Time,
     /// The end-to-end (intra-flow) coder, if the scenario names one.
     flow: Option<Box<dyn FlowCoder>>,
     rng_flow: Rng,
-    rng_backoff: Rng,
     rng_channel: Rng,
     rng_scheme: Rng,
     stats: NodeResult,
@@ -178,9 +177,7 @@ impl Sim {
 
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::Access { node } => self.on_access(node),
-            Ev::Timeout { node, gen } => self.on_timeout(node, gen),
-            Ev::Respond { node, resp } => self.on_respond(node, resp),
+            Ev::Mac { node, timer } => self.on_mac_timer(node, timer),
             Ev::TxEnd { node, response } => self.on_tx_end(node, response),
             Ev::Arrival { slot, idx } => self.on_arrival(slot, idx),
             Ev::RxEnd { node, slot } => self.on_rx_end(node, slot),

@@ -52,10 +52,9 @@ impl Sim {
             .map(|nd| {
                 let held = (nd.scheme.occupancy().held + nd.flow.as_ref().map_or(0, |c| c.held()))
                     as u64
-                    + nd.dcf
-                        .job
-                        .as_ref()
-                        .map_or(0, |j| j.frame.body.held_packets() as u64);
+                    + nd.mac
+                        .in_service()
+                        .map_or(0, |f| f.body.held_packets() as u64);
                 let l = &nd.ledger;
                 c.originated += l.originated;
                 c.received_from_mac += l.received;
