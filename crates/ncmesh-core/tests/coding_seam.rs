@@ -68,10 +68,9 @@ impl CodingScheme for Holder {
         self.queue
             .push_back((pkt, hops[0].node, cx.now + self.hold));
     }
-    fn poll_at(&self, now: Time) -> PollAt {
+    fn poll_at(&self) -> PollAt {
         match self.queue.front() {
             None => PollAt::Idle,
-            Some(&(_, _, due)) if due <= now => PollAt::Now,
             Some(&(_, _, due)) => PollAt::At(due),
         }
     }
@@ -193,8 +192,8 @@ impl CodingScheme for Acker {
     fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]) {
         self.fifo.enqueue(cx, pkt, hops)
     }
-    fn poll_at(&self, now: Time) -> PollAt {
-        self.fifo.poll_at(now)
+    fn poll_at(&self) -> PollAt {
+        self.fifo.poll_at()
     }
     fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame> {
         self.fifo.poll_transmit(cx)
@@ -311,7 +310,7 @@ impl CodingScheme for Spreader {
         let h = hops[self.turn % hops.len()].node;
         self.queue.push_back((pkt, h));
     }
-    fn poll_at(&self, _now: Time) -> PollAt {
+    fn poll_at(&self) -> PollAt {
         if self.queue.is_empty() {
             PollAt::Idle
         } else {

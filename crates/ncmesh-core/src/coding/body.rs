@@ -38,7 +38,7 @@ pub trait WireHeader: Any + Debug + Send + Sync {
 pub type Header = Arc<dyn WireHeader>;
 
 /// The payload of a data frame, as a coding scheme builds it.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Body {
     /// Nodes meant to use this frame (pseudo-broadcast names several; the MAC
     /// receiver is one of them).
@@ -57,6 +57,22 @@ pub struct Body {
     pub coded_payload: Option<Box<[u8]>>,
     /// The coding family's header, when the scheme adds one.
     pub header: Option<Header>,
+}
+
+// Written out: each transmission attempt clones the body onto the air, and the derived
+// clone copies `intended` element by element.
+impl Clone for Body {
+    fn clone(&self) -> Body {
+        Body {
+            intended: SmallVec::from_slice(&self.intended),
+            packets: self.packets.clone(),
+            padding: self.padding,
+            msdu_bytes: self.msdu_bytes,
+            header_bytes: self.header_bytes,
+            coded_payload: self.coded_payload.clone(),
+            header: self.header.clone(),
+        }
+    }
 }
 
 /// The same header (the same shared object), or both absent.

@@ -50,8 +50,8 @@ pub enum TxOutcome {
 pub enum PollAt {
     /// A frame is due now: the MAC contends.
     Now,
-    /// Nothing is due before this time (a held packet's deadline): the simulator asks
-    /// the MAC to contend then.
+    /// Due from this time on (a held packet's deadline): the simulator asks the MAC to
+    /// contend then.
     At(Time),
     /// Nothing to send until something new arrives.
     Idle,
@@ -95,8 +95,11 @@ pub trait CodingScheme: Send {
     /// The network layer sends `pkt` on; `hops` are its candidate next hops, cheapest
     /// first (never empty).
     fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]);
-    /// Is a frame due (the MAC contends only then)?
-    fn poll_at(&self, now: Time) -> PollAt;
+    /// When is a frame due (the MAC contends only then)? A function of the scheme's
+    /// state alone, which changes only inside its callbacks: the simulator asks after
+    /// each callback and keeps the answer until the next one (`At(t)` with t in the
+    /// past means due now).
+    fn poll_at(&self) -> PollAt;
     /// The frame to send at this transmission opportunity (None: nothing after all).
     fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame>;
     /// A data frame received intact at this node.

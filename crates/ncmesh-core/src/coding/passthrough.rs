@@ -2,7 +2,6 @@
 
 use super::{Addressed, CodingScheme, Occupancy, PollAt, Rx, SchemeCx, TxOutcome};
 use super::{Body, OutFrame};
-use crate::engine::Time;
 use crate::net::{DropReason, NextHop, NodeId, Packet};
 use std::collections::VecDeque;
 
@@ -29,7 +28,7 @@ impl CodingScheme for PassThrough {
         }
     }
 
-    fn poll_at(&self, _now: Time) -> PollAt {
+    fn poll_at(&self) -> PollAt {
         if self.queue.is_empty() {
             PollAt::Idle
         } else {

@@ -21,9 +21,9 @@ pub struct Air {
 }
 
 impl Air {
-    /// Stores a frame; returns (slot, uid). The uid tells signals apart even after a
-    /// slot is reused.
-    pub fn put(&mut self, frame: Frame) -> (u32, u32) {
+    /// Stores a frame; returns its slot. The slot's uid (`uid`) tells signals apart
+    /// even after a slot is reused.
+    pub fn put(&mut self, frame: Frame) -> u32 {
         self.next_uid = self.next_uid.wrapping_add(1);
         let slot = match self.free.pop() {
             Some(s) => s,
@@ -37,7 +37,7 @@ impl Air {
         s.frame = Some(frame);
         s.refs = 0;
         s.arrivals.clear();
-        (slot, self.next_uid)
+        slot
     }
 
     /// Records that `node` will receive the frame as `arr`; returns its index.
@@ -76,19 +76,6 @@ impl Air {
             .frame
             .as_ref()
             .expect("live air frame")
-    }
-
-    /// Lends the frame out (a receiver's scheme reads it while the simulator is
-    /// borrowed mutably); `restore` puts it back.
-    pub fn take(&mut self, slot: u32) -> Frame {
-        self.slots[slot as usize]
-            .frame
-            .take()
-            .expect("live air frame")
-    }
-
-    pub fn restore(&mut self, slot: u32, f: Frame) {
-        self.slots[slot as usize].frame = Some(f);
     }
 
     pub fn uid(&self, slot: u32) -> u32 {

@@ -5,6 +5,7 @@ use super::events::Ev;
 use super::{Air, Flow, Ledger, Node, Sim};
 use crate::app::Source;
 use crate::coding::registry::{make_flow, make_scheme};
+use crate::coding::PollAt;
 use crate::engine::{secs, EventQueue, Rng, StreamPurpose};
 use crate::mac::{MacParams, Station};
 use crate::metrics::NodeResult;
@@ -72,6 +73,7 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
                     Rng::stream(seed, i as u64, StreamPurpose::Backoff),
                 ),
                 scheme: make_scheme(s)?,
+                due: PollAt::Idle,
                 poll_event: crate::engine::Time::MAX,
                 flow: make_flow(s)?,
                 rng_flow: Rng::stream(seed, i as u64, StreamPurpose::FlowCoding),

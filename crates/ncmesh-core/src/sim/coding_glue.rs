@@ -3,12 +3,53 @@
 //! the `coding_*` methods here.
 
 use super::events::Ev;
-use super::Sim;
+use super::{Node, Sim};
 use crate::coding::{
     Addressed, CodingScheme, ControlMsg, FlowCoder, FlowCx, FlowOut, Layer, OutFrame, PollAt, Rx,
-    SchemeCx, TxOutcome,
+    SchemeCx, SchemeOut, TxOutcome,
 };
 use crate::engine::Time;
+use crate::net::Routes;
+use crate::phy::channel::Channel;
+use crate::phy::loss::LossModel;
+
+/// The simulator's parts a scheme callback sees, borrowed apart from the nodes and the
+/// air so that a received frame can be lent from its air slot.
+struct SchemeWorld<'a> {
+    now: Time,
+    routes: &'a Routes,
+    channel: &'a Channel,
+    loss: &'a LossModel,
+    queue_capacity: usize,
+}
+
+/// Calls the scheme of node `nd` (number `n`) with its context, effects into `out`;
+/// then notes when the scheme next has a frame due (`Node::due`).
+fn call_scheme<R>(
+    w: SchemeWorld,
+    nd: &mut Node,
+    n: u32,
+    out: &mut SchemeOut,
+    f: impl FnOnce(&mut dyn CodingScheme, &mut SchemeCx) -> R,
+) -> R {
+    let mut cx = SchemeCx {
+        now: w.now,
+        node: n,
+        routes: w.routes,
+        channel: w.channel,
+        loss: w.loss,
+        rng: &mut nd.rng_scheme,
+        // The frame the MAC holds counts against the interface queue, as in
+        // ns-3's WifiMacQueue (it leaves the queue when acknowledged).
+        queue_capacity: w
+            .queue_capacity
+            .saturating_sub(nd.mac.in_service().map_or(0, |f| f.body.held_packets())),
+        out,
+    };
+    let r = f(&mut *nd.scheme, &mut cx);
+    nd.due = nd.scheme.poll_at();
+    r
+}
 
 impl Sim {
     /// Calls the scheme of node `n` with its context, then applies what it asked for.
@@ -18,67 +59,70 @@ impl Sim {
         f: impl FnOnce(&mut dyn CodingScheme, &mut SchemeCx) -> R,
     ) -> R {
         let mut out = self.out_pool.pop().unwrap_or_default();
-        let r = {
-            let nd = &mut self.nodes[n as usize];
-            let mut cx = SchemeCx {
-                now: self.now,
-                node: n,
-                routes: &self.routes,
-                channel: &self.channel,
-                loss: &self.loss,
-                rng: &mut nd.rng_scheme,
-                // The frame the MAC holds counts against the interface queue, as in
-                // ns-3's WifiMacQueue (it leaves the queue when acknowledged).
-                queue_capacity: self
-                    .queue_capacity
-                    .saturating_sub(nd.mac.in_service().map_or(0, |f| f.body.held_packets())),
-                out: &mut out,
-            };
-            f(&mut *nd.scheme, &mut cx)
+        let w = SchemeWorld {
+            now: self.now,
+            routes: &self.routes,
+            channel: &self.channel,
+            loss: &self.loss,
+            queue_capacity: self.queue_capacity,
         };
+        let r = call_scheme(w, &mut self.nodes[n as usize], n, &mut *out, f);
+        self.apply_scheme_out(n, out);
+        r
+    }
+
+    /// Applies what a scheme callback of `n` asked for (`out` goes back to the pool).
+    fn apply_scheme_out(&mut self, n: u32, mut out: Box<SchemeOut>) {
         {
             let nd = &mut self.nodes[n as usize];
             nd.ledger.handed_over += out.handed_over;
             out.handed_over = 0;
             nd.ledger.received += out.absorbed;
             out.absorbed = 0;
-            for (_, why) in out.drops.drain(..) {
-                super::net_glue::count_drop(&mut nd.stats, &mut nd.ledger, why);
+            if !out.drops.is_empty() {
+                for (_, why) in out.drops.drain(..) {
+                    super::net_glue::count_drop(&mut nd.stats, &mut nd.ledger, why);
+                }
             }
         }
-        for at in out.wakes.drain(..) {
-            self.queue
-                .schedule(at.max(self.now), Ev::SchemeWake { node: n });
+        if !out.wakes.is_empty() {
+            for at in out.wakes.drain(..) {
+                self.queue
+                    .schedule(at.max(self.now), Ev::SchemeWake { node: n });
+            }
         }
-        let mut delivered = std::mem::take(&mut out.deliver);
-        let released = std::mem::take(&mut out.release);
-        let originated = std::mem::take(&mut out.originate);
-        self.out_pool.push(out);
-        for p in delivered.drain(..) {
-            self.nodes[n as usize].ledger.received += 1;
-            self.net_arrive(n, p);
-        }
-        for p in released {
-            self.net_arrive(n, p);
-        }
-        for p in originated {
-            self.coding_originate(n, p);
-        }
-        // give the (now empty) buffer back so its capacity is reused
-        if let Some(o) = self.out_pool.last_mut() {
-            if o.deliver.capacity() < delivered.capacity() {
+        if out.deliver.is_empty() && out.release.is_empty() && out.originate.is_empty() {
+            self.out_pool.push(out);
+        } else {
+            let mut delivered = std::mem::take(&mut out.deliver);
+            let mut released = std::mem::take(&mut out.release);
+            let mut originated = std::mem::take(&mut out.originate);
+            self.out_pool.push(out);
+            for p in delivered.drain(..) {
+                self.nodes[n as usize].ledger.received += 1;
+                self.net_arrive(n, p);
+            }
+            for p in released.drain(..) {
+                self.net_arrive(n, p);
+            }
+            for p in originated.drain(..) {
+                self.coding_originate(n, p);
+            }
+            // give the (now empty) buffers back so their capacity is reused
+            if let Some(o) = self.out_pool.last_mut() {
                 o.deliver = delivered;
+                o.release = released;
+                o.originate = originated;
             }
         }
         self.coding_poll_later(n);
-        r
     }
 
     /// A scheme holding packets until a time (`PollAt::At`) gets the MAC's attention
     /// then: one pending poll event per node, at the earliest such time.
     fn coding_poll_later(&mut self, n: u32) {
         let nd = &mut self.nodes[n as usize];
-        if let PollAt::At(t) = nd.scheme.poll_at(self.now) {
+        if let PollAt::At(t) = nd.due {
             if t > self.now && t < nd.poll_event {
                 nd.poll_event = t;
                 self.queue.schedule(t, Ev::CodingPoll { node: n });
@@ -155,7 +199,7 @@ impl Sim {
 
     /// Does the scheme of `n` have a frame to send now (the MAC contends only then)?
     pub(super) fn coding_wants_frame(&self, n: u32) -> bool {
-        match self.nodes[n as usize].scheme.poll_at(self.now) {
+        match self.nodes[n as usize].due {
             PollAt::Now => true,
             PollAt::At(t) => t <= self.now,
             PollAt::Idle => false,
@@ -174,25 +218,34 @@ impl Sim {
     /// The data frame in air slot `slot` was received intact at `n`; `addressed`: `n`
     /// is its MAC receiver (or it was broadcast).
     pub(super) fn coding_rx(&mut self, n: u32, slot: u32, addressed: bool) {
-        // Lent out for the call: scheme callbacks only schedule events, they never put
-        // frames on the air synchronously, so the slot is not touched meanwhile.
-        let frame = self.air.take(slot);
-        if let Some(body) = &frame.data {
-            let rx = Rx {
-                tx: frame.tx,
-                mac_rx: frame.rx,
-                addressed: if frame.rx == n {
-                    Addressed::ToMe
-                } else if addressed {
-                    Addressed::Broadcast
-                } else {
-                    Addressed::Overheard
-                },
-                body,
-            };
-            self.with_scheme(n, |s, cx| s.handle_rx(cx, rx));
-        }
-        self.air.restore(slot, frame);
+        let frame = self.air.frame(slot);
+        let Some(body) = &frame.data else { return };
+        let rx = Rx {
+            tx: frame.tx,
+            mac_rx: frame.rx,
+            addressed: if frame.rx == n {
+                Addressed::ToMe
+            } else if addressed {
+                Addressed::Broadcast
+            } else {
+                Addressed::Overheard
+            },
+            body,
+        };
+        // The frame stays in its air slot, lent to the scheme: the callback only
+        // records effects, applied after it returns.
+        let mut out = self.out_pool.pop().unwrap_or_default();
+        let w = SchemeWorld {
+            now: self.now,
+            routes: &self.routes,
+            channel: &self.channel,
+            loss: &self.loss,
+            queue_capacity: self.queue_capacity,
+        };
+        call_scheme(w, &mut self.nodes[n as usize], n, &mut *out, |s, cx| {
+            s.handle_rx(cx, rx)
+        });
+        self.apply_scheme_out(n, out);
     }
 
     /// The MAC of `n` is done with `frame`.

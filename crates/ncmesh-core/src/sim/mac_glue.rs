@@ -6,7 +6,7 @@
 use super::events::Ev;
 use super::trace::{TraceKind, TraceRecord};
 use super::Sim;
-use crate::coding::{self, Frame};
+use crate::coding;
 use crate::mac::{
     Addressed, FrameKind, MacCount, MacCx, MacOutput, MacTimer, RxError, Station, TxOutcome,
 };
@@ -48,8 +48,8 @@ impl Sim {
                     self.queue.schedule(at, Ev::Mac { node: n, timer })
                 }
                 MacOutput::Transmit { response } => {
-                    let frame = self.nodes[n as usize].mac.take_transmit();
-                    self.transmit(n, frame, response);
+                    let slot = self.air.put(self.nodes[n as usize].mac.take_transmit());
+                    self.transmit(n, slot, response);
                 }
                 MacOutput::NeedFrame => {
                     if let Some(f) = self.coding_next_frame(n) {
@@ -101,10 +101,11 @@ impl Sim {
         self.mac_input(n, None, |m, cx| m.handle_tx_end(cx, response));
     }
 
-    /// Puts a frame on the air: the signal reaches every linked node after its
-    /// propagation delay.
-    fn transmit(&mut self, n: u32, frame: Frame, response: bool) {
+    /// Puts the frame in air slot `slot` on the air: the signal reaches every linked
+    /// node after its propagation delay.
+    fn transmit(&mut self, n: u32, slot: u32, response: bool) {
         let now = self.now;
+        let frame = self.air.frame(slot);
         let airtime = frame.airtime;
         let nd = &mut self.nodes[n as usize];
         if nd.radio.start_tx(now, airtime) {
@@ -117,10 +118,9 @@ impl Sim {
                 nd.stats.mac_retries += 1;
             }
         }
-        if self.trace.is_some() {
-            self.record(n, TraceKind::TxStart, &frame);
+        if let Some(t) = &mut self.trace {
+            t.push(TraceRecord::new(now, n, TraceKind::TxStart, frame));
         }
-        let (slot, _uid) = self.air.put(frame);
         for link in self.channel.links_from(n) {
             let rng = &mut self.nodes[link.to as usize].rng_channel;
             if let Some(arr) = self.channel.arrival(link, rng) {

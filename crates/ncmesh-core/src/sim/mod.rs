@@ -16,7 +16,7 @@ mod report;
 pub mod trace;
 
 use crate::app::Source;
-use crate::coding::{CodingScheme, FlowCoder, SchemeOut};
+use crate::coding::{CodingScheme, FlowCoder, PollAt, SchemeOut};
 use crate::engine::{EventQueue, Rng, Time};
 use crate::mac::{MacParams, Station};
 use crate::metrics::{FlowSample, NodeResult, NodeSample, RunResult};
@@ -42,6 +42,8 @@ struct Node {
     radio: Radio,
     mac: Station<crate::coding::Body>,
     scheme: Box<dyn CodingScheme>,
+    /// When the scheme next has a frame due, as it said after its last callback.
+    due: PollAt,
     /// Earliest pending `Ev::CodingPoll` (Time::MAX: none).
     poll_event: Time,
     /// The end-to-end (intra-flow) coder, if the scenario names one.
@@ -109,7 +111,7 @@ pub struct Sim {
     measure: (Time, Time),
     flow_series: Vec<FlowSample>,
     node_series: Vec<NodeSample>,
-    out_pool: Vec<SchemeOut>,
+    out_pool: Vec<Box<SchemeOut>>,
     trace: Option<Vec<trace::TraceRecord>>,
 }
 
@@ -138,6 +140,7 @@ impl Sim {
         let mut sim = build::build(s)?;
         for (i, nd) in sim.nodes.iter_mut().enumerate() {
             (nd.scheme, nd.flow) = layers(i as NodeId);
+            nd.due = nd.scheme.poll_at();
         }
         Ok(sim)
     }
@@ -167,12 +170,6 @@ impl Sim {
     /// The results so far (after `run_to_end`, the run's results).
     pub fn results(&self) -> RunResult {
         self.result(0.0)
-    }
-
-    fn record(&mut self, node: u32, what: trace::TraceKind, slot_or_frame: &crate::coding::Frame) {
-        if let Some(t) = &mut self.trace {
-            t.push(trace::TraceRecord::new(self.now, node, what, slot_or_frame));
-        }
     }
 
     fn dispatch(&mut self, ev: Ev) {

@@ -394,7 +394,7 @@ impl CodingScheme for XorScheme {
         self.arm_tick(cx);
     }
 
-    fn poll_at(&self, _now: Time) -> PollAt {
+    fn poll_at(&self) -> PollAt {
         if self.queue.packets() > 0 || self.control_due {
             PollAt::Now
         } else {
