@@ -60,12 +60,15 @@ pub struct Body {
 }
 
 // Written out: each transmission attempt clones the body onto the air, and the derived
-// clone copies `intended` element by element.
+// clone goes through the general (iterator) path of SmallVec for both lists.
 impl Clone for Body {
     fn clone(&self) -> Body {
         Body {
             intended: SmallVec::from_slice(&self.intended),
-            packets: self.packets.clone(),
+            packets: match &self.packets[..] {
+                [one] => SmallVec::from_buf([one.clone()]),
+                more => more.iter().cloned().collect(),
+            },
             padding: self.padding,
             msdu_bytes: self.msdu_bytes,
             header_bytes: self.header_bytes,
