@@ -7,6 +7,8 @@
 //! [`app`] (traffic sources), [`mobility`] (node motion), [`metrics`], [`scenario`] (the
 //! file format) and [`sim`] (wires the layers together and runs a scenario).
 
+#![deny(missing_docs, unreachable_pub)]
+
 pub mod app;
 pub mod coding;
 pub mod engine;

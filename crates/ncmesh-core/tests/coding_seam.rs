@@ -202,7 +202,7 @@ impl CodingScheme for Acker {
         let p = &rx.body.packets[0];
         if rx.addressed == Addressed::ToMe && p.dst == cx.node && matches!(p.l4, L4::Udp(_)) {
             self.seen += 1;
-            if self.seen % self.every == 0 {
+            if self.seen.is_multiple_of(self.every) {
                 self.sent += 1;
                 let msg = ControlMsg {
                     layer: Layer::Hop,
@@ -400,6 +400,9 @@ fn a_scheme_picks_among_the_reinforced_paths() {
 
 // ------------------------------------------------------------------ an end-to-end coder
 
+/// A received combination: its coefficient mask over the pair, and its bytes.
+type Row = (u8, Option<Box<[u8]>>);
+
 /// GF(2) code over pairs of TCP data segments: the source sends p1, p2 and p1 + p2 (any
 /// two decode both); a lone segment waits at most `wait` for a partner, then goes alone.
 /// The sink decodes and hands the segments up with the bytes it decoded.
@@ -410,7 +413,7 @@ struct Gf2Pairs {
     timers: Timers<()>,
     next_gen: u32,
     /// Sink: per generation, the combinations received (coefficients, bytes), and done.
-    rows: HashMap<u32, (Vec<(u8, Option<Box<[u8]>>)>, bool)>,
+    rows: HashMap<u32, (Vec<Row>, bool)>,
     decoded: u64,
 }
 
@@ -484,7 +487,7 @@ impl Gf2Pairs {
 
 impl FlowCoder for Gf2Pairs {
     fn handle_send(&mut self, cx: &mut FlowCx, p: Packet) {
-        if !p.tcp().is_some_and(|h| h.len > 0) {
+        if p.tcp().is_none_or(|h| h.len == 0) {
             return cx.pass(p); // acknowledgements go as they are
         }
         match self.lone.take() {
@@ -532,7 +535,7 @@ impl FlowCoder for Gf2Pairs {
         self.decoded += 1;
         for (i, n) in natives.iter().enumerate() {
             let want = 1u8 << i;
-            let combo: Vec<&(u8, Option<Box<[u8]>>)> = match rows.iter().find(|r| r.0 == want) {
+            let combo: Vec<&Row> = match rows.iter().find(|r| r.0 == want) {
                 Some(r) => vec![r],
                 None => {
                     // want = full ^ other: the sum row plus the other single row
@@ -542,9 +545,8 @@ impl FlowCoder for Gf2Pairs {
                 }
             };
             let mut out = n.clone();
-            if n.payload.is_some() {
-                let len = n.payload.as_ref().unwrap().len();
-                let mut b = vec![0u8; len];
+            if let Some(own) = &n.payload {
+                let mut b = vec![0u8; own.len()];
                 for (_, bytes) in &combo {
                     for (o, x) in b.iter_mut().zip(bytes.as_ref().unwrap().iter()) {
                         *o ^= x;

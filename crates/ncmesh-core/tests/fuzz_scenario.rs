@@ -377,7 +377,7 @@ fn nudge(old: &Value, pick: u32, scale: f64) -> Value {
         Value::String(_) => Value::String(WORDS[pick as usize % WORDS.len()].into()),
         Value::Array(a) => {
             let mut a = a.clone();
-            if pick % 2 == 0 {
+            if pick.is_multiple_of(2) {
                 a.pop();
             } else if let Some(first) = a.first().cloned() {
                 a.push(first);

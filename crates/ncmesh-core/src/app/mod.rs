@@ -9,10 +9,16 @@ pub enum Source {
     /// Unlimited data (FTP).
     Bulk,
     /// `bytes` every `interval`.
-    Cbr { interval: Time, bytes: u32 },
+    Cbr {
+        /// Time between writes.
+        interval: Time,
+        /// Bytes per write (`packet_bytes`).
+        bytes: u32,
+    },
 }
 
 impl Source {
+    /// The source a flow's `app`, `rate_kbps` and `packet_bytes` describe.
     pub fn from_cfg(f: &FlowCfg) -> Source {
         match f.app {
             AppKind::Bulk => Source::Bulk,

@@ -253,6 +253,9 @@ pub fn counter_names() -> Vec<&'static str> {
         .collect()
 }
 
+/// Where a family's config table writes its `key = value` lines.
+type KeyValueSink<'a> = dyn FnMut(&str, String) + 'a;
+
 /// The body of the `[scheme]` table and each family's table, as canonical TOML;
 /// `string` quotes a TOML string.
 pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
@@ -262,7 +265,7 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
     let intra: Vec<String> = INTRA.iter().map(|e| string(e.name)).collect();
     out.push_str(&format!("intra = {}\n", string(&k.intra)));
     out.push_str(&format!("# intra = {}\n", intra.join(", ")));
-    let mut table = |name: &str, emit: &dyn Fn(&mut dyn FnMut(&str, String))| {
+    let mut table = |name: &str, emit: &dyn Fn(&mut KeyValueSink)| {
         out.push_str(&format!("\n[scheme.{name}]\n"));
         emit(&mut |key, v| out.push_str(&format!("{key} = {v}\n")));
     };

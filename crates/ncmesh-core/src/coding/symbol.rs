@@ -10,9 +10,19 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Span {
     /// Generation `id` of `size` packets (Pipeline coding, MORE's batches).
-    Generation { id: u32, size: u16 },
+    Generation {
+        /// Generation number within the flow.
+        id: u32,
+        /// Packets in the generation.
+        size: u16,
+    },
     /// The sliding window of `len` packets from the `first` (TCP/NC, CoMP).
-    Window { first: u64, len: u16 },
+    Window {
+        /// Index of the window's first packet in the flow.
+        first: u64,
+        /// Packets in the window.
+        len: u16,
+    },
 }
 
 /// The coefficient vector of a combination, one coefficient per spanned packet.

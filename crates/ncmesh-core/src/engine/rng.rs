@@ -23,6 +23,8 @@ pub enum StreamPurpose {
     FlowCoding = 7,
 }
 
+/// A deterministic random stream (xoshiro256++ seeded by SplitMix64), one per owner and
+/// purpose, so that adding draws in one place never shifts another's.
 #[derive(Debug, Clone)]
 pub struct Rng {
     s: [u64; 4],
@@ -52,6 +54,7 @@ impl Rng {
         Rng { s }
     }
 
+    /// The next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;

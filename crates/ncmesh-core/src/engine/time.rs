@@ -3,8 +3,11 @@
 /// A point in simulated time or a duration, nanoseconds.
 pub type Time = u64;
 
+/// One microsecond.
 pub const MICROS: Time = 1_000;
+/// One millisecond.
 pub const MILLIS: Time = 1_000_000;
+/// One second.
 pub const SECOND: Time = 1_000_000_000;
 
 /// Seconds (from a scenario file) to nanoseconds, rounded to the nearest nanosecond.

@@ -4,27 +4,41 @@
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
+/// The outcome of one run of one scenario with one seed.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RunResult {
+    /// The scenario's name.
     pub name: String,
+    /// The seed the run used (`simulation.seed`).
     pub seed: u64,
     /// Events executed by the engine.
     pub events: u64,
+    /// Simulated time reached when the run ended, seconds.
     pub sim_time_s: f64,
     /// Engine run time (building the network and running events), seconds.
     pub wall_time_s: f64,
+    /// One entry per flow, in the scenario's flow order.
     pub flows: Vec<FlowResult>,
+    /// One entry per node, by node id.
     pub nodes: Vec<NodeResult>,
+    /// Per-flow samples taken every `simulation.series_interval_s`.
     pub flow_series: Vec<FlowSample>,
+    /// Per-node queue-length samples, same interval as `flow_series`.
     pub node_series: Vec<NodeSample>,
+    /// The packet account over all nodes (see [`Conservation`]).
     pub conservation: Conservation,
 }
 
+/// What one flow achieved.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct FlowResult {
+    /// Flow index, in scenario order.
     pub flow: u32,
+    /// Source node.
     pub src: u32,
+    /// Destination node.
     pub dst: u32,
+    /// `"tcp"` or `"udp"`.
     pub transport: String,
     /// Application bytes delivered in order at the sink within the measurement window, kbit/s.
     pub goodput_kbps: f64,
@@ -32,10 +46,15 @@ pub struct FlowResult {
     pub rx_bytes: u64,
     /// Packets the source handed to the network (data segments or datagrams, retransmissions included).
     pub tx_packets: u64,
+    /// Mean of the TCP sender's RTT samples, milliseconds (0 without samples or for UDP).
     pub rtt_mean_ms: f64,
+    /// RTT samples the TCP sender took (Karn's rule: none from retransmitted segments).
     pub rtt_samples: u64,
+    /// TCP segments sent again (fast retransmits and timeouts).
     pub retransmissions: u64,
+    /// TCP fast retransmits (three duplicate ACKs, RFC 5681 §3.2).
     pub fast_retransmits: u64,
+    /// TCP retransmission timeouts (RFC 6298).
     pub timeouts: u64,
     /// Delivered packets whose payload bytes differ from what was sent (payload_bytes on).
     pub payload_errors: u64,
@@ -47,12 +66,17 @@ pub struct FlowResult {
 /// counters by name (one column each in the result tables).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeResult {
+    /// Node id.
     pub node: u32,
+    /// Position at the end of the run, metres.
     pub x: f64,
+    /// Position at the end of the run, metres.
     pub y: f64,
     /// Frames put on the air (retries, ACKs, RTS/CTS included).
     pub mac_frames_sent: u64,
+    /// Data frames put on the air, retries included.
     pub mac_data_frames_sent: u64,
+    /// Retransmissions of data frames (after a missing ACK or CTS).
     pub mac_retries: u64,
     /// Frames decoded that were addressed to this node.
     pub mac_frames_received: u64,
@@ -62,12 +86,19 @@ pub struct NodeResult {
     pub collisions: u64,
     /// Frames lost to the channel's loss model (frame error rate, link table).
     pub channel_losses: u64,
+    /// Data frames received again (same sender and sequence number) and discarded by the duplicate filter.
     pub mac_duplicates: u64,
+    /// Packets dropped because the interface queue was full.
     pub drops_queue_full: u64,
+    /// Packets dropped after the MAC's retry limit.
     pub drops_retry_limit: u64,
+    /// Packets dropped when their TTL ran out.
     pub drops_ttl: u64,
+    /// Packets dropped for want of a route.
     pub drops_no_route: u64,
+    /// Packets the coding scheme dropped by its own rule (e.g. NCAQM's drop policy).
     pub drops_scheme: u64,
+    /// Largest interface-queue occupancy seen, packets.
     pub queue_max: u64,
     /// Busy airtime fraction seen by this node's carrier sense (own transmissions included).
     pub airtime_busy: f64,
@@ -114,19 +145,27 @@ impl Serialize for NodeResult {
     }
 }
 
+/// One flow at one sample time.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct FlowSample {
+    /// Sample time, seconds.
     pub t_s: f64,
+    /// Flow index.
     pub flow: u32,
     /// Goodput over the interval ending at t_s, kbit/s.
     pub goodput_kbps: f64,
+    /// TCP congestion window at `t_s`, bytes (0 for UDP).
     pub cwnd_bytes: u64,
 }
 
+/// One node's interface queue at one sample time.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct NodeSample {
+    /// Sample time, seconds.
     pub t_s: f64,
+    /// Node id.
     pub node: u32,
+    /// Packets in the interface queue at `t_s`.
     pub queue_len: u64,
 }
 
@@ -135,11 +174,18 @@ pub struct NodeSample {
 /// handed to the next hop, dropped, or still holds at the end.
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
 pub struct Conservation {
+    /// Packets originated by transport or coding layers.
     pub originated: u64,
+    /// Packets the network layer received from the MAC as new (duplicates excluded).
     pub received_from_mac: u64,
+    /// Packets delivered to a local transport or coding layer.
     pub delivered: u64,
+    /// Packets that reached the next hop (acknowledged at the MAC): they left the node.
     pub handed_over: u64,
+    /// Packets dropped, for any reason.
     pub dropped: u64,
+    /// Packets still queued, held by a coding layer, or in MAC service at the end.
     pub held_at_end: u64,
+    /// True when every node's account balances.
     pub balanced: bool,
 }

@@ -5,11 +5,13 @@ use crate::engine::Time;
 use crate::transport::tcp::TcpHeader;
 use crate::transport::udp::UdpHeader;
 
+/// A node's index in the scenario (0, 1, ... in file order).
 pub type NodeId = u32;
 
 /// MAC receiver address meaning "every node".
 pub const BROADCAST: NodeId = u32::MAX;
 
+/// IPv4 header without options, bytes.
 pub const IP_HEADER_BYTES: u32 = 20;
 
 /// What a packet carries above IP.
@@ -30,19 +32,26 @@ pub enum L4 {
 pub struct Packet {
     /// Unique per originated packet.
     pub uid: u64,
+    /// The flow it belongs to (scenario flow index).
     pub flow: u32,
+    /// Originating node.
     pub src: NodeId,
+    /// Final destination.
     pub dst: NodeId,
+    /// Hops left; the packet is dropped when it reaches 0.
     pub ttl: u32,
     /// IP datagram length, headers included.
     pub ip_bytes: u32,
+    /// When it was originated.
     pub created: Time,
+    /// What it carries above IP.
     pub l4: L4,
     /// Application payload, when the scenario asks for real bytes.
     pub payload: Option<Box<[u8]>>,
 }
 
 impl Packet {
+    /// Its TCP header, if it is a TCP segment.
     pub fn tcp(&self) -> Option<&TcpHeader> {
         match &self.l4 {
             L4::Tcp(h) => Some(h),

@@ -12,9 +12,11 @@ use crate::scenario::schema::{ChannelCfg, ChannelModel, Fading};
 /// A directed radio link from a transmitter to one node its signal reaches.
 #[derive(Debug, Clone, Copy)]
 pub struct Link {
+    /// The node reached.
     pub to: u32,
     /// Mean received power, W (1.0 for the range and link-table models).
     pub mean_w: f64,
+    /// Propagation delay.
     pub delay: Time,
     /// Range model: inside the receive range. Link table: always.
     pub in_rx_range: bool,
@@ -24,16 +26,20 @@ pub struct Link {
     pub p_link: f64,
 }
 
-/// One frame as it arrives at one receiver.
+/// How one transmitter's frame arrives at one receiver.
 #[derive(Debug, Clone, Copy)]
 pub struct Arrival {
+    /// Received power, W.
     pub power_w: f64,
+    /// At or above the receive threshold: the radio may lock on to it.
     pub decodable: bool,
+    /// At or above the carrier-sense threshold: it makes the medium busy.
     pub sensed: bool,
     /// Link-table delivery probability, applied when the frame ends (1 otherwise).
     pub p_link: f64,
 }
 
+/// The channel of one scenario: its model and every node's outgoing links.
 pub struct Channel {
     cfg: ChannelCfg,
     links: Vec<Vec<Link>>,
@@ -45,6 +51,7 @@ const RAYLEIGH_HEADROOM: f64 = 30.0;
 const SHADOW_SIGMAS: f64 = 6.0;
 
 impl Channel {
+    /// The channel `cfg` describes over nodes at `positions` (metres).
     pub fn new(cfg: &ChannelCfg, positions: &[(f64, f64)]) -> Channel {
         let mut ch = Channel {
             cfg: cfg.clone(),
@@ -54,6 +61,7 @@ impl Channel {
         ch
     }
 
+    /// The scenario's `[channel]` table.
     pub fn config(&self) -> &ChannelCfg {
         &self.cfg
     }

@@ -17,13 +17,22 @@ pub enum Modulation {
     /// 802.11b 11 Mbit/s CCK.
     Cck11,
     /// 802.11a/g OFDM: constellation size (2, 4, 16, 64) and code rate.
-    Ofdm { m: u32, rate: CodeRate },
+    Ofdm {
+        /// Constellation size: 2 (BPSK), 4 (QPSK), 16 or 64 (QAM).
+        m: u32,
+        /// Convolutional code rate.
+        rate: CodeRate,
+    },
 }
 
+/// Convolutional code rate of an OFDM mode (IEEE 802.11-2016 17.3.5.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CodeRate {
+    /// 1/2.
     Half,
+    /// 2/3.
     TwoThirds,
+    /// 3/4.
     ThreeQuarters,
 }
 

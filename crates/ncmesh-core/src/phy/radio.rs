@@ -14,12 +14,18 @@ use crate::engine::{Rng, Time};
 /// The reception model in force, with its parameters (linear ratios, watts).
 #[derive(Debug, Clone, Copy)]
 pub enum RxModel {
+    /// Per-chunk bit error rates from the SINR (ns-3's InterferenceHelper).
     Ber {
+        /// Thermal noise floor, W.
         noise_w: f64,
+        /// Minimum SINR at a frame's start for the radio to lock on (linear).
         preamble_min_sinr: f64,
     },
+    /// The ns-2 capture rule: a frame survives iff its SINR stays at or above `ratio`.
     Capture {
+        /// Thermal noise floor, W.
         noise_w: f64,
+        /// Capture threshold (linear SINR).
         ratio: f64,
     },
 }
@@ -27,10 +33,15 @@ pub enum RxModel {
 /// How a frame's bits are sent: PLCP header, then payload.
 #[derive(Debug, Clone, Copy)]
 pub struct FrameModes {
+    /// Duration of the PLCP preamble and header.
     pub header_dur: Time,
+    /// Modulation of the PLCP header.
     pub header: Modulation,
+    /// Bit rate of the PLCP header, Mbit/s.
     pub header_rate_mbps: f64,
+    /// Modulation of the MAC frame (payload).
     pub payload: Modulation,
+    /// Bit rate of the MAC frame, Mbit/s.
     pub payload_rate_mbps: f64,
 }
 
@@ -42,23 +53,31 @@ struct Signal {
     power_w: f64,
 }
 
+/// The frame a radio is locked on and receiving.
 #[derive(Debug, Clone, Copy)]
 pub struct Lock {
+    /// The frame's identifier on the air (its air slot's uid).
     pub frame: u32,
+    /// When its first bit arrived.
     pub start: Time,
+    /// When its last bit arrives.
     pub end: Time,
+    /// Received power, W.
     pub power_w: f64,
+    /// How its bits are sent.
     pub modes: FrameModes,
 }
 
 /// How a locked frame ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RxOutcome {
+    /// Every bit survived.
     Received,
     /// Destroyed by overlapping signals.
     Collided,
 }
 
+/// One node's half-duplex radio (see the module comment).
 #[derive(Debug, Default)]
 pub struct Radio {
     signals: Vec<Signal>,
@@ -72,6 +91,7 @@ pub struct Radio {
 }
 
 impl Radio {
+    /// An idle radio.
     pub fn new() -> Radio {
         Radio {
             signals: Vec::with_capacity(8),
@@ -91,6 +111,7 @@ impl Radio {
         self.lock.is_some_and(|l| l.end > now)
     }
 
+    /// The frame being received, if any (it may have ended; see [`receiving`](Self::receiving)).
     pub fn lock(&self) -> Option<Lock> {
         self.lock
     }

@@ -9,21 +9,33 @@ use crate::scenario::schema::{MacCfg, Preamble, Standard};
 pub const MAC_DATA_OVERHEAD: u32 = 28;
 /// LLC/SNAP header carried in front of every IP packet.
 pub const LLC_BYTES: u32 = 8;
+/// ACK frame, FCS included (IEEE 802.11-2016 9.3.1.4).
 pub const ACK_BYTES: u32 = 14;
+/// CTS frame, FCS included (9.3.1.3).
 pub const CTS_BYTES: u32 = 14;
+/// RTS frame, FCS included (9.3.1.2).
 pub const RTS_BYTES: u32 = 20;
 
 /// Interframe spaces, slot, contention window and the rates in use.
 #[derive(Debug, Clone)]
 pub struct PhyTiming {
+    /// 802.11b or g.
     pub standard: Standard,
+    /// Long or short PLCP preamble (802.11b).
     pub preamble: Preamble,
+    /// aSlotTime.
     pub slot: Time,
+    /// aSIFSTime.
     pub sifs: Time,
+    /// DIFS = SIFS + 2 slots (10.3.2.3.5).
     pub difs: Time,
+    /// aCWmin, slots.
     pub cw_min: u32,
+    /// aCWmax, slots.
     pub cw_max: u32,
+    /// Rate of data frames, Mbit/s.
     pub data_rate_mbps: f64,
+    /// Basic rate (control frames, PLCP of control responses), Mbit/s.
     pub basic_rate_mbps: f64,
     /// Airtime of a MAC ACK (and CTS) at the basic rate.
     pub ack_time: Time,
@@ -34,6 +46,7 @@ pub struct PhyTiming {
 }
 
 impl PhyTiming {
+    /// The timing the `[mac]` table selects.
     pub fn new(mac: &MacCfg) -> PhyTiming {
         let (slot, sifs, cw_min) = match mac.standard {
             // 802.11b DSSS PHY characteristics (Table 16-2): 20 us slot, 10 us SIFS, CWmin 31.

@@ -40,6 +40,7 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
+    /// An error about `field`; `message` is folded onto one line.
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         ScenarioError {
             field: field.into(),

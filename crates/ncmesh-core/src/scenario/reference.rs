@@ -395,7 +395,7 @@ fn plural(item: &str) -> String {
 }
 
 /// The generated field reference (markdown, without the markers).
-pub fn markdown() -> String {
+pub(super) fn markdown() -> String {
     let schema = serde_json::to_value(schemars::schema_for!(super::Scenario)).expect("a schema");
     let defs = schema["$defs"].as_object().cloned().unwrap_or_default();
     let mut g = Gen {

@@ -14,7 +14,7 @@ struct AirSlot {
 }
 
 #[derive(Default)]
-pub struct Air {
+pub(super) struct Air {
     slots: Vec<AirSlot>,
     free: Vec<u32>,
     next_uid: u32,
@@ -23,7 +23,7 @@ pub struct Air {
 impl Air {
     /// Stores a frame; returns its slot. The slot's uid (`uid`) tells signals apart
     /// even after a slot is reused.
-    pub fn put(&mut self, frame: Frame) -> u32 {
+    pub(super) fn put(&mut self, frame: Frame) -> u32 {
         self.next_uid = self.next_uid.wrapping_add(1);
         let slot = match self.free.pop() {
             Some(s) => s,
@@ -41,19 +41,19 @@ impl Air {
     }
 
     /// Records that `node` will receive the frame as `arr`; returns its index.
-    pub fn add_arrival(&mut self, slot: u32, node: u32, arr: Arrival) -> u32 {
+    pub(super) fn add_arrival(&mut self, slot: u32, node: u32, arr: Arrival) -> u32 {
         let s = &mut self.slots[slot as usize];
         s.refs += 1;
         s.arrivals.push((node, arr));
         (s.arrivals.len() - 1) as u32
     }
 
-    pub fn arrival(&self, slot: u32, idx: u32) -> (u32, Arrival) {
+    pub(super) fn arrival(&self, slot: u32, idx: u32) -> (u32, Arrival) {
         self.slots[slot as usize].arrivals[idx as usize]
     }
 
     /// Drops one reference; frees the slot when none is left.
-    pub fn release(&mut self, slot: u32) {
+    pub(super) fn release(&mut self, slot: u32) {
         let s = &mut self.slots[slot as usize];
         s.refs -= 1;
         if s.refs == 0 {
@@ -63,7 +63,7 @@ impl Air {
     }
 
     /// Frees a slot nobody referenced (a frame no one can hear).
-    pub fn release_if_unused(&mut self, slot: u32) {
+    pub(super) fn release_if_unused(&mut self, slot: u32) {
         let s = &mut self.slots[slot as usize];
         if s.refs == 0 && s.frame.is_some() {
             s.frame = None;
@@ -71,14 +71,14 @@ impl Air {
         }
     }
 
-    pub fn frame(&self, slot: u32) -> &Frame {
+    pub(super) fn frame(&self, slot: u32) -> &Frame {
         self.slots[slot as usize]
             .frame
             .as_ref()
             .expect("live air frame")
     }
 
-    pub fn uid(&self, slot: u32) -> u32 {
+    pub(super) fn uid(&self, slot: u32) -> u32 {
         self.slots[slot as usize].uid
     }
 }

@@ -66,7 +66,7 @@ impl Sim {
             loss: &self.loss,
             queue_capacity: self.queue_capacity,
         };
-        let r = call_scheme(w, &mut self.nodes[n as usize], n, &mut *out, f);
+        let r = call_scheme(w, &mut self.nodes[n as usize], n, &mut out, f);
         self.apply_scheme_out(n, out);
         r
     }
@@ -242,7 +242,7 @@ impl Sim {
             loss: &self.loss,
             queue_capacity: self.queue_capacity,
         };
-        call_scheme(w, &mut self.nodes[n as usize], n, &mut *out, |s, cx| {
+        call_scheme(w, &mut self.nodes[n as usize], n, &mut out, |s, cx| {
             s.handle_rx(cx, rx)
         });
         self.apply_scheme_out(n, out);

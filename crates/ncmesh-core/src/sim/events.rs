@@ -3,7 +3,7 @@
 use crate::mac::MacTimer;
 
 #[derive(Debug, Clone, Copy)]
-pub enum Ev {
+pub(super) enum Ev {
     /// A timer of node `node`'s MAC station (channel access, response timeout, SIFS
     /// response).
     Mac {

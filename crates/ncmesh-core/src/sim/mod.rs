@@ -91,6 +91,7 @@ impl Flow {
     }
 }
 
+/// A built network with its event queue: the state of one run.
 pub struct Sim {
     now: Time,
     end: Time,
@@ -111,6 +112,10 @@ pub struct Sim {
     measure: (Time, Time),
     flow_series: Vec<FlowSample>,
     node_series: Vec<NodeSample>,
+    /// Spare effect buffers lent to the coding layers for one callback each, so that
+    /// calling a scheme allocates nothing in steady state. Boxed so that lending one
+    /// moves a pointer, not the buffers' headers.
+    #[allow(clippy::vec_box)]
     out_pool: Vec<Box<SchemeOut>>,
     trace: Option<Vec<trace::TraceRecord>>,
 }
@@ -125,6 +130,7 @@ pub fn run(s: &Scenario) -> Result<RunResult, ScenarioError> {
 }
 
 impl Sim {
+    /// Builds the network of scenario `s` (channel, routes, nodes, flows), ready to run.
     pub fn new(s: &Scenario) -> Result<Sim, ScenarioError> {
         build::build(s)
     }
@@ -154,6 +160,7 @@ impl Sim {
         self.now = self.end;
     }
 
+    /// Events executed so far.
     pub fn events(&self) -> u64 {
         self.queue.popped()
     }
@@ -163,6 +170,7 @@ impl Sim {
         self.trace.get_or_insert_with(Vec::new);
     }
 
+    /// The records since [`enable_trace`](Self::enable_trace) (empty if tracing is off).
     pub fn trace(&self) -> &[trace::TraceRecord] {
         self.trace.as_deref().unwrap_or(&[])
     }

@@ -435,7 +435,9 @@ pub fn checksum(data: &[u8], mut sum: u32) -> u16 {
 /// Why `run_with_pcaps` failed.
 #[derive(Debug)]
 pub enum PcapRunError {
+    /// The scenario did not build.
     Scenario(ScenarioError),
+    /// A capture file could not be written.
     Io(io::Error),
 }
 

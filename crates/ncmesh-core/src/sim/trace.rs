@@ -5,6 +5,7 @@ use crate::coding::Frame;
 use crate::engine::Time;
 use crate::mac::FrameKind;
 
+/// What a trace record reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TraceKind {
     /// `node` starts transmitting the frame.
@@ -19,25 +20,38 @@ pub enum TraceKind {
     TxFailed,
 }
 
+/// One transmission or reception outcome.
 #[derive(Debug, Clone)]
 pub struct TraceRecord {
+    /// When it happened.
     pub t: Time,
+    /// The node it happened at.
     pub node: u32,
+    /// What happened.
     pub what: TraceKind,
+    /// The frame's type (data, ACK, RTS, CTS).
     pub kind: FrameKind,
+    /// The frame's transmitter.
     pub tx: u32,
+    /// The frame's receiver address ([`crate::net::BROADCAST`] for broadcast).
     pub rx: u32,
+    /// The frame's MAC sequence number.
     pub seq: u16,
+    /// The frame's Retry bit.
     pub retry: bool,
+    /// The frame's Duration field (NAV it sets).
     pub nav: Time,
+    /// The frame's airtime, preamble included.
     pub airtime: Time,
+    /// MAC frame length (header, body, FCS), bytes.
     pub mpdu_bytes: u32,
     /// The whole frame, for data frames (packet captures need the headers).
     pub frame: Option<Frame>,
 }
 
 impl TraceRecord {
-    pub fn failure(t: Time, node: u32, rx: u32, seq: u16) -> TraceRecord {
+    /// `node`'s attempt to send frame `seq` to `rx` failed at `t`.
+    pub(crate) fn failure(t: Time, node: u32, rx: u32, seq: u16) -> TraceRecord {
         TraceRecord {
             t,
             node,
@@ -54,7 +68,8 @@ impl TraceRecord {
         }
     }
 
-    pub fn new(t: Time, node: u32, what: TraceKind, f: &Frame) -> TraceRecord {
+    /// `what` happened to frame `f` at `node` at `t`.
+    pub(crate) fn new(t: Time, node: u32, what: TraceKind, f: &Frame) -> TraceRecord {
         TraceRecord {
             t,
             node,

@@ -9,4 +9,5 @@ pub struct UdpHeader {
     pub len: u32,
 }
 
+/// UDP header, bytes.
 pub const UDP_HEADER_BYTES: u32 = 8;

@@ -21,7 +21,9 @@ pub fn ties_max(x: f64, max: f64) -> bool {
 /// Q_s: packets of one flow held by the node, coded or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlowCount {
+    /// The flow.
     pub flow: FlowKey,
+    /// Its packets held here (natives and members of codes).
     pub packets: u32,
     /// Next hop of the flow's first packet (head to tail, then the arrival): the hop of
     /// the flow's native code when the flow has no transmission history.

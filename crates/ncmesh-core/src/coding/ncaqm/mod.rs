@@ -56,6 +56,7 @@ impl Default for NcaqmQueue {
 }
 
 impl NcaqmQueue {
+    /// An empty queue with the split estimator's window from `params`.
     pub fn new(params: &NcaqmParams) -> NcaqmQueue {
         NcaqmQueue {
             q: VecDeque::new(),
@@ -69,6 +70,7 @@ impl NcaqmQueue {
         &self.q
     }
 
+    /// The estimator of how flows were split over codes in recent transmissions.
     pub fn estimator(&self) -> &SplitEstimator {
         &self.est
     }

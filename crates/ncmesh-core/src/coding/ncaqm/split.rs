@@ -39,6 +39,7 @@ impl CodeSig {
         CodeSig { hops, flows }
     }
 
+    /// Does the code carry a packet of flow `f`?
     pub fn has_flow(&self, f: FlowKey) -> bool {
         self.flows.binary_search(&f).is_ok()
     }
@@ -73,6 +74,7 @@ impl SplitEstimator {
         }
     }
 
+    /// Transmissions the window holds at most.
     pub fn window(&self) -> usize {
         self.window
     }
@@ -82,6 +84,7 @@ impl SplitEstimator {
         self.recent.len()
     }
 
+    /// No transmission in the window yet.
     pub fn is_empty(&self) -> bool {
         self.recent.is_empty()
     }

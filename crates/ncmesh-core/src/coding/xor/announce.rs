@@ -7,6 +7,8 @@ use super::header::XorHeader;
 use crate::engine::Time;
 use crate::net::NodeId;
 
+/// Reception reports and acks waiting to ride in outgoing XOR headers (COPE §3.4,
+/// §3.5); each item rides in a bounded number of headers.
 #[derive(Default)]
 pub struct Announcements {
     /// (item, headers that carried it so far).

@@ -9,6 +9,7 @@ use smallvec::SmallVec;
 /// going back are two flows), keyed by (flow id, source node).
 pub type FlowKey = u64;
 
+/// The coding flow of a packet.
 pub fn flow_key(p: &Packet) -> FlowKey {
     ((p.flow as u64) << 32) | p.src as u64
 }
@@ -20,7 +21,9 @@ pub const SMALL_PACKET_BYTES: u32 = 100;
 /// A native packet held by this node until its next hop has it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Native {
+    /// The packet.
     pub pkt: Packet,
+    /// The node it goes to next.
     pub next_hop: NodeId,
     /// The node this packet came from (this node, if it originated it).
     pub prev_hop: NodeId,
@@ -39,9 +42,11 @@ pub struct Native {
 }
 
 impl Native {
+    /// Its coding flow.
     pub fn flow(&self) -> FlowKey {
         flow_key(&self.pkt)
     }
+    /// Smaller than [`SMALL_PACKET_BYTES`] at the IP layer (an ACK, typically).
     pub fn is_small(&self) -> bool {
         self.pkt.ip_bytes < SMALL_PACKET_BYTES
     }
@@ -71,21 +76,26 @@ pub fn is_two_hop(members: &[&Native]) -> bool {
 /// a different next hop and from a different flow.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
+    /// The natives XORed in this slot (one: a native slot).
     pub items: SmallVec<[Native; 2]>,
 }
 
 impl Entry {
+    /// A slot holding one native.
     pub fn native(n: Native) -> Entry {
         let mut items = SmallVec::new();
         items.push(n);
         Entry { items }
     }
+    /// Holds more than one native.
     pub fn is_coded(&self) -> bool {
         self.items.len() > 1
     }
+    /// Holds a native of flow `f`.
     pub fn has_flow(&self, f: FlowKey) -> bool {
         self.items.iter().any(|n| n.flow() == f)
     }
+    /// Holds a native for next hop `h`.
     pub fn has_next_hop(&self, h: NodeId) -> bool {
         self.items.iter().any(|n| n.next_hop == h)
     }
@@ -95,6 +105,7 @@ impl Entry {
 /// `nb` already holds `p` (COPE §3.4: reception reports, else a guess from the delivery
 /// probability of the link from the packet's previous hop).
 pub trait Knowledge {
+    /// Probability that neighbour `nb` holds `p`.
     fn prob_has(&self, nb: NodeId, p: &Native) -> f64;
 }
 

@@ -8,12 +8,15 @@ use super::queue::{Code, OutputQueue, QueueCx};
 use smallvec::SmallVec;
 use std::collections::VecDeque;
 
+/// COPE's output queue (Katti et al. §3.3): natives in arrival order, coded at each transmission
+/// opportunity around the head.
 #[derive(Default)]
 pub struct FifoQueue {
     q: VecDeque<Native>,
 }
 
 impl FifoQueue {
+    /// An empty queue.
     pub fn new() -> FifoQueue {
         FifoQueue::default()
     }

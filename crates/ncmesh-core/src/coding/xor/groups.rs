@@ -21,6 +21,8 @@ struct Group {
     open: usize,
 }
 
+/// The open two-hop groups (BFLY): natives that left together in one two-hop code
+/// and must stay together until each is acknowledged or dropped.
 #[derive(Default)]
 pub struct Groups {
     next_id: u64,
@@ -43,6 +45,8 @@ impl Groups {
     /// A native came back from the network layer. `Err(n)`: it belongs to no group (an
     /// ordinary packet); `Ok(None)`: it waits for the rest of its group;
     /// `Ok(Some(code))`: the group is complete and goes to the queue as one code.
+    // The native goes back by value: boxing it would allocate for every forwarded packet.
+    #[allow(clippy::result_large_err)]
     pub fn arrive(&mut self, mut n: Native) -> Result<Option<Code>, Native> {
         let Some(g) = self
             .groups

@@ -21,6 +21,8 @@ pub const BLOCK_FIXED_BYTES: usize = 20;
 /// Packets one report or ack entry covers (last id + an 8-bit map of the ones before).
 const IDS_PER_ENTRY: usize = 9;
 
+/// The XOR family's header (COPE §4, Fig. 6): which natives a frame carries and for
+/// whom, plus the reception reports and acks it piggybacks.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct XorHeader {
     /// Next hop of each native in the frame, in the order of `Body::packets`.
@@ -43,10 +45,12 @@ pub struct XorHeader {
 }
 
 impl XorHeader {
+    /// More than one native XORed in the frame.
     pub fn is_coded(&self) -> bool {
         self.next_hops.len() > 1
     }
 
+    /// A two-hop code (BFLY): the next hop forwards it undecoded.
     pub fn is_two_hop(&self) -> bool {
         !self.decoders.is_empty()
     }

@@ -11,11 +11,17 @@ use crate::phy::Channel;
 
 /// This node's view of its neighbours at one instant.
 pub struct View<'a> {
+    /// The instant of the view.
     pub now: Time,
+    /// This node.
     pub me: NodeId,
+    /// `nb_key(neighbour, uid)`: the neighbour reported (or sent) the packet.
     pub reported: &'a ExpiringSet,
+    /// Link powers, for the delivery-probability guess.
     pub channel: &'a Channel,
+    /// Loss rules, for the delivery-probability guess.
     pub loss: &'a LossModel,
+    /// Guess from delivery probabilities when no report says so (`[scheme.xor] guess`).
     pub guess: bool,
     /// How long neighbours keep packets in their pools.
     pub pool_time: Time,

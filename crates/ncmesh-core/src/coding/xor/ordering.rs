@@ -19,6 +19,9 @@ struct FlowOrder {
     deadline: Time,
 }
 
+/// COPE's ordering agent (Katti et al. §3.5) at a TCP destination: holds segments after a
+/// gap until the gap fills or a timeout, so that coding's reordering does not look
+/// like loss to TCP.
 pub struct Ordering {
     timeout: Time,
     flows: Vec<FlowOrder>,
@@ -32,6 +35,7 @@ fn span(p: &Packet) -> Option<(u64, u64)> {
 }
 
 impl Ordering {
+    /// An agent whose held segments give up after `timeout`.
     pub fn new(timeout: Time) -> Ordering {
         Ordering {
             timeout,
@@ -100,6 +104,7 @@ impl Ordering {
             .min()
     }
 
+    /// Segments held now.
     pub fn held(&self) -> usize {
         self.flows.iter().map(|f| f.held.len()).sum()
     }

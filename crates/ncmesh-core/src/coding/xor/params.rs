@@ -2,6 +2,7 @@
 
 use crate::engine::Time;
 
+/// The XOR family's parameters, in engine units (from `[scheme.xor]`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct XorParams {
     /// How long overheard and sent packets stay in the packet pool (COPE §3.1: 0.5 s).

@@ -91,6 +91,7 @@ impl<V> Expiring<V> {
 pub struct ExpiringSet(Expiring<()>);
 
 impl ExpiringSet {
+    /// An empty set whose keys live `keep`.
     pub fn new(keep: Time) -> ExpiringSet {
         ExpiringSet(Expiring::new(keep))
     }
@@ -102,14 +103,17 @@ impl ExpiringSet {
         self.0.insert(now, key, || (), false)
     }
 
+    /// Is `key` present and not expired at `now`?
     pub fn contains(&self, now: Time, key: u64) -> bool {
         self.0.get(now, key).is_some()
     }
 
+    /// Keys stored (expired ones not yet swept included).
     pub fn len(&self) -> usize {
         self.0.map.len()
     }
 
+    /// No key stored.
     pub fn is_empty(&self) -> bool {
         self.0.map.is_empty()
     }
@@ -120,6 +124,7 @@ impl ExpiringSet {
 pub struct PacketPool(Expiring<Packet>);
 
 impl PacketPool {
+    /// An empty pool whose packets live `keep`.
     pub fn new(keep: Time) -> PacketPool {
         PacketPool(Expiring::new(keep))
     }
@@ -129,6 +134,7 @@ impl PacketPool {
         self.0.insert(now, p.uid, || p.clone(), true)
     }
 
+    /// The packet `uid`, if held and not expired at `now`.
     pub fn get(&self, now: Time, uid: u64) -> Option<&Packet> {
         self.0.get(now, uid)
     }

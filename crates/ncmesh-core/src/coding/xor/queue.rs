@@ -11,7 +11,9 @@ pub type Code = SmallVec<[Native; 4]>;
 
 /// What a queue may consult during a call.
 pub struct QueueCx<'a> {
+    /// The instant of the call.
     pub now: Time,
+    /// The node's coding random stream (random choices among equal candidates).
     pub rng: &'a mut Rng,
     /// Queue capacity now, slots (one slot holds a native or one code).
     pub capacity: usize,
@@ -23,6 +25,7 @@ pub struct QueueCx<'a> {
     pub encode_once: bool,
     /// Two-hop codes allowed (BFLY, Seferoglu & Markopoulou §VII).
     pub two_hop: bool,
+    /// What the node believes its neighbours hold.
     pub knowledge: &'a dyn Knowledge,
 }
 
@@ -31,6 +34,7 @@ impl QueueCx<'_> {
     pub fn may_code(&self, n: &Native) -> bool {
         !(self.encode_once && n.was_coded)
     }
+    /// May a code of `len` natives take one more?
     pub fn room_in_code(&self, len: usize) -> bool {
         self.max_code == 0 || len < self.max_code
     }
@@ -40,6 +44,7 @@ impl QueueCx<'_> {
     }
 }
 
+/// An XOR scheme's output queue: where natives wait and how codes are formed.
 pub trait OutputQueue: Send {
     /// A new native packet. Returns what was dropped to make room (maybe `n` itself).
     fn push(&mut self, cx: &mut QueueCx, n: Native) -> SmallVec<[Native; 1]>;

@@ -48,6 +48,9 @@ struct Pending {
     native: Native,
 }
 
+/// The XOR family's scheme (COPE and its variants: Encode Once, NCAQM, BFLY): packet
+/// pool, neighbour knowledge, reports and acks, retransmission of coded natives,
+/// ordering agent, around an [`OutputQueue`].
 pub struct XorScheme {
     p: XorParams,
     queue: Box<dyn OutputQueue>,
@@ -70,10 +73,13 @@ pub struct XorScheme {
     groups: Groups,
     ordering: Option<Ordering>,
     next_id: u64,
+    /// This node's XOR counters.
     pub counters: XorCounters,
 }
 
 impl XorScheme {
+    /// A scheme with parameters `p` over `queue`; `tick` is the period of the queue's
+    /// maintenance pass (0: none).
     pub fn new(p: XorParams, queue: Box<dyn OutputQueue>, tick: Time) -> XorScheme {
         let ordering = (p.ordering_timeout > 0).then(|| Ordering::new(p.ordering_timeout));
         XorScheme {

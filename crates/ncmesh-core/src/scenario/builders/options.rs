@@ -17,10 +17,12 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct BuildOptions {
+    /// Option name to value, as given.
     pub values: BTreeMap<String, Value>,
 }
 
 impl BuildOptions {
+    /// No options.
     pub fn new() -> Self {
         Self::default()
     }
@@ -29,9 +31,11 @@ impl BuildOptions {
         self.set(key, value);
         self
     }
+    /// Sets option `key` (replacing an earlier value).
     pub fn set(&mut self, key: &str, value: impl Into<Value>) {
         self.values.insert(key.to_string(), value.into());
     }
+    /// Options from (name, value) pairs.
     pub fn from_map<K: Into<String>, I: IntoIterator<Item = (K, Value)>>(items: I) -> Self {
         BuildOptions {
             values: items.into_iter().map(|(k, v)| (k.into(), v)).collect(),

@@ -147,6 +147,8 @@ pub struct Ap {
 }
 
 impl Ap {
+    /// Pacing for a flow of `hops` hops with segments of `smss` bytes; `lambda` is the
+    /// factor on the rate interval (1: TCP-AP).
     pub fn new(p: ApParams, lambda: f64, smss: u64, hops: u32) -> Self {
         let cap = p.history as usize;
         Ap {
@@ -161,10 +163,12 @@ impl Ap {
         }
     }
 
+    /// The flow's path length in hops (at least 1).
     pub fn hops(&self) -> u32 {
         self.hops
     }
 
+    /// The factor on the rate interval.
     pub fn lambda(&self) -> f64 {
         self.lambda
     }

@@ -18,7 +18,9 @@ use crate::scenario::schema::TcpVariant;
 /// Window state shared between the sender and its congestion controller. Bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
+    /// Congestion window (RFC 5681 cwnd).
     pub cwnd: u64,
+    /// Slow-start threshold (RFC 5681 ssthresh).
     pub ssthresh: u64,
     /// Sender maximum segment size.
     pub smss: u64,
@@ -122,6 +124,7 @@ impl CongestionControl for Reno {
 /// `Clone` and deterministic.
 #[derive(Debug, Clone)]
 pub enum CcAlgorithm {
+    /// RFC 5681 slow start and congestion avoidance (NewReno and SACK senders).
     Reno(Reno),
     /// TCP-FeW ([`Few`]).
     Few(Few),

@@ -19,6 +19,7 @@
 use super::congestion::{CongestionControl, Window};
 use crate::engine::Time;
 
+/// TCP-FeW's window growth (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Few {
     alpha: f64,
@@ -33,6 +34,7 @@ impl Few {
         Few { alpha, carry: 0.0 }
     }
 
+    /// The fractional increment in force.
     pub fn alpha(&self) -> f64 {
         self.alpha
     }

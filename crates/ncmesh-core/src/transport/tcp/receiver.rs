@@ -22,6 +22,8 @@ pub struct TcpReceiverStats {
     pub acks_sent: u64,
 }
 
+/// A TCP receiver: reassembly, cumulative and SACK acknowledgements, delayed ACKs
+/// (RFC 1122 4.2.3.2, RFC 5681 §4.2, RFC 2018).
 #[derive(Debug, Clone)]
 pub struct TcpReceiver {
     sack: bool,
@@ -45,6 +47,7 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
+    /// A receiver expecting byte 0, with `cfg`'s buffer, SACK and delayed-ACK settings.
     pub fn new(cfg: &TcpConfig) -> Self {
         TcpReceiver {
             sack: cfg.sack,
@@ -121,6 +124,7 @@ impl TcpReceiver {
         Some(self.make_ack())
     }
 
+    /// When the delayed-ACK timer fires, if an ACK is being delayed.
     pub fn delack_deadline(&self) -> Option<Time> {
         self.delack_deadline
     }
@@ -142,6 +146,7 @@ impl TcpReceiver {
             .min(u32::MAX as u64) as u32
     }
 
+    /// Counters so far.
     pub fn stats(&self) -> &TcpReceiverStats {
         &self.stats
     }

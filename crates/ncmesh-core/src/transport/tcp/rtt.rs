@@ -7,6 +7,7 @@
 use super::config::TcpConfig;
 use crate::engine::Time;
 
+/// RTT estimation and the retransmission timeout (RFC 6298).
 #[derive(Debug, Clone)]
 pub struct RttEstimator {
     srtt: Option<Time>,
@@ -21,6 +22,7 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
+    /// An estimator without samples (RTO = the configured initial RTO).
     pub fn new(cfg: &TcpConfig) -> Self {
         RttEstimator {
             srtt: None,
@@ -74,10 +76,12 @@ impl RttEstimator {
         self.rto
     }
 
+    /// SRTT, once a sample was taken.
     pub fn srtt(&self) -> Option<Time> {
         self.srtt
     }
 
+    /// RTTVAR (0 before the first sample).
     pub fn rttvar(&self) -> Time {
         self.rttvar
     }

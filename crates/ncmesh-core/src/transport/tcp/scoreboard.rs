@@ -11,6 +11,7 @@ use super::segment::SackBlock;
 /// A gap in the SACKed data below the highest SACKed byte (a NextSeg candidate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hole {
+    /// First byte of the hole.
     pub start: u64,
     /// First SACKed byte above the hole.
     pub end: u64,
@@ -19,6 +20,7 @@ pub struct Hole {
     pub lost: bool,
 }
 
+/// The sender's record of SACKed data above the cumulative ACK (RFC 6675 §2).
 #[derive(Debug, Clone, Default)]
 pub struct Scoreboard {
     /// Sorted, disjoint, non-adjacent.
@@ -27,6 +29,7 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// Nothing SACKed.
     pub fn new() -> Self {
         Scoreboard {
             blocks: Vec::with_capacity(8),
@@ -34,11 +37,13 @@ impl Scoreboard {
         }
     }
 
+    /// Forgets every SACKed block (after a timeout, RFC 6675 §5.1).
     pub fn clear(&mut self) {
         self.blocks.clear();
         self.sacked = 0;
     }
 
+    /// Nothing SACKed.
     pub fn is_empty(&self) -> bool {
         self.blocks.is_empty()
     }
@@ -103,6 +108,7 @@ impl Scoreboard {
         }
     }
 
+    /// Is byte `seq` SACKed?
     pub fn is_sacked(&self, seq: u64) -> bool {
         self.sacked_end_at(seq).is_some()
     }

@@ -16,11 +16,14 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 /// the wire (RFC 2018 section 3, "right edge").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SackBlock {
+    /// First byte of the block.
     pub start: u64,
+    /// Just past the block's last byte.
     pub end: u64,
 }
 
 impl SackBlock {
+    /// The block `[start, end)`.
     pub fn new(start: u64, end: u64) -> Self {
         debug_assert!(start <= end);
         SackBlock { start, end }
@@ -31,6 +34,7 @@ impl SackBlock {
         self.end - self.start
     }
 
+    /// Covers no byte.
     pub fn is_empty(&self) -> bool {
         self.end <= self.start
     }
@@ -48,6 +52,7 @@ pub struct TcpHeader {
     pub ack: u64,
     /// Advertised receive window, bytes.
     pub wnd: u32,
+    /// SACK blocks (RFC 2018), most recently changed first.
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     /// Number of valid entries in `sack`.
     pub nsack: u8,

@@ -41,6 +41,7 @@ use super::segment::TcpHeader;
 use crate::engine::{to_secs, Time};
 use std::collections::VecDeque;
 
+/// A TCP sender's counters.
 #[derive(Debug, Clone, Default)]
 pub struct TcpSenderStats {
     /// Data segments handed to the network, retransmissions included.
@@ -53,6 +54,7 @@ pub struct TcpSenderStats {
     pub timeouts: u64,
     /// Sum of the RTT samples taken, seconds.
     pub rtt_sum_s: f64,
+    /// RTT samples taken (Karn's rule: none from retransmitted segments).
     pub rtt_samples: u64,
     /// Bytes cumulatively acknowledged.
     pub bytes_acked: u64,
@@ -69,6 +71,9 @@ pub enum RecoveryState {
     SackRecovery,
 }
 
+/// A TCP sender (RFC 793/9293 sequence space, RFC 5681 congestion control, RFC 6298
+/// RTO, NewReno RFC 6582 or SACK RFC 6675 loss recovery, optional pacing), with no
+/// I/O: the simulator passes time and ACKs in and polls segments out.
 #[derive(Debug, Clone)]
 pub struct TcpSender {
     sack: bool,
@@ -112,6 +117,7 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
+    /// A sender with nothing sent, configured by `cfg` (variant, MSS, windows, RTO).
     pub fn new(cfg: &TcpConfig) -> Self {
         let smss = cfg.smss().max(1);
         let cc = CcAlgorithm::from_config(cfg);
@@ -566,14 +572,17 @@ impl TcpSender {
         self.cc.pacing_interval()
     }
 
+    /// Counters so far.
     pub fn stats(&self) -> &TcpSenderStats {
         &self.stats
     }
 
+    /// Congestion window, bytes.
     pub fn cwnd_bytes(&self) -> u64 {
         self.win.cwnd
     }
 
+    /// Slow-start threshold, bytes.
     pub fn ssthresh_bytes(&self) -> u64 {
         self.win.ssthresh
     }
@@ -608,10 +617,12 @@ impl TcpSender {
         self.rtt.srtt()
     }
 
+    /// Which loss recovery is in progress.
     pub fn recovery_state(&self) -> RecoveryState {
         self.recovery
     }
 
+    /// Fast recovery or SACK recovery is in progress.
     pub fn in_recovery(&self) -> bool {
         self.recovery != RecoveryState::Open
     }
