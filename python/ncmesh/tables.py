@@ -14,7 +14,9 @@ COLUMNS = {
               "mac_duplicates", "drops_queue_full", "drops_retry_limit", "drops_ttl",
               "drops_no_route", "drops_scheme", "queue_max", "airtime_busy", "native_tx",
               "coded_tx", "coded_packets", "decode_failures", "coding_missed",
-              "coding_retransmissions", "control_tx"],
+              "coding_retransmissions", "control_tx", "piggy_data_coded", "piggy_ack_coded",
+              "piggy_coded_tx", "piggy_ack_uncoded", "piggy_data_waited", "piggy_wait_us_total",
+              "piggy_wait_us_max", "piggy_decode_queued", "piggy_decode_failures"],
     "flow_series": ["t_s", "flow", "goodput_kbps", "cwnd_bytes"],
     "node_series": ["t_s", "node", "queue_len"],
 }

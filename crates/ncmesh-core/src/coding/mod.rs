@@ -24,6 +24,7 @@ pub mod cx;
 pub mod flow;
 pub mod ncaqm;
 pub mod passthrough;
+pub mod piggycode;
 pub mod registry;
 pub mod symbol;
 pub mod timers;

@@ -13,6 +13,7 @@
 
 use super::ncaqm::{NcaqmCfg, NcaqmQueue};
 use super::passthrough::PassThrough;
+use super::piggycode::{PiggyCfg, PiggyCounters, PiggyScheme};
 use super::xor::fifo::FifoQueue;
 use super::xor::{XorCfg, XorCounters, XorScheme};
 use super::{CodingScheme, FlowCoder};
@@ -36,7 +37,10 @@ pub struct SchemeCfg {
     /// opportunity, pseudo-broadcast, reception reports, asynchronous acks), `"ncaqm"`
     /// (Seferoglu & Markopoulou §V: COPE's machinery with codes stored in the queue,
     /// Alg. 1 re-coding, Alg. 2 drops), `"bfly"` (BFLY, Omiwade et al.; Seferoglu &
-    /// Markopoulou §VII: COPE's FIFO with two-hop butterfly codes as well).
+    /// Markopoulou §VII: COPE's FIFO with two-hop butterfly codes as well), `"piggycode"`
+    /// (PiggyCode: a relay XORs a TCP DATA with a queued ACK of the same session, Takimoto
+    /// et al. §II), `"waittime"` (PiggyCode with Takimoto et al.'s wait time for DATA at
+    /// relays, fixed or configured, §III-IV; ComboCoding's timer T with `wait_s = 0.004`).
     pub name: String,
     /// End-to-end (intra-flow) coder above it at every node: `"none"` (packets pass
     /// between transport and network as they are).
@@ -45,6 +49,8 @@ pub struct SchemeCfg {
     pub xor: XorCfg,
     /// NCAQM's queue management.
     pub ncaqm: NcaqmCfg,
+    /// DATA/ACK coding (PiggyCode, wait time).
+    pub piggycode: PiggyCfg,
 }
 
 impl Default for SchemeCfg {
@@ -54,6 +60,7 @@ impl Default for SchemeCfg {
             intra: "none".to_string(),
             xor: XorCfg::default(),
             ncaqm: NcaqmCfg::default(),
+            piggycode: PiggyCfg::default(),
         }
     }
 }
@@ -157,6 +164,20 @@ pub const SCHEMES: &[SchemeEntry] = &[
             ))
         },
     },
+    SchemeEntry {
+        name: "piggycode",
+        help: "PiggyCode (Scalia et al.; Takimoto et al. §II): relays XOR a TCP DATA with a queued ACK of the same session",
+        families: &["piggycode"],
+        compose: Compose::Any,
+        make: |s| Box::new(PiggyScheme::new(s.scheme.piggycode.params(false))),
+    },
+    SchemeEntry {
+        name: "waittime",
+        help: "PiggyCode with wait-time insertion (Takimoto et al. §III-IV): DATA waits at relays for an ACK to code with",
+        families: &["piggycode"],
+        compose: Compose::Any,
+        make: |s| Box::new(PiggyScheme::new(s.scheme.piggycode.params(true))),
+    },
 ];
 
 /// Every family.
@@ -168,6 +189,10 @@ pub const FAMILIES: &[FamilyEntry] = &[
     FamilyEntry {
         name: "ncaqm",
         counters: &[],
+    },
+    FamilyEntry {
+        name: "piggycode",
+        counters: &PiggyCounters::NAMES,
     },
 ];
 
@@ -212,7 +237,8 @@ pub fn validate(k: &SchemeCfg) -> R {
     };
     compose(hop, flow)?;
     k.xor.validate("scheme.xor")?;
-    k.ncaqm.validate("scheme.ncaqm")
+    k.ncaqm.validate("scheme.ncaqm")?;
+    k.piggycode.validate("scheme.piggycode")
 }
 
 /// Can `flow` run above `hop`?
@@ -271,6 +297,7 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
     };
     table("xor", &|kv| k.xor.emit(kv));
     table("ncaqm", &|kv| k.ncaqm.emit(kv));
+    table("piggycode", &|kv| k.piggycode.emit(kv));
 }
 
 #[cfg(test)]
@@ -356,7 +383,7 @@ mod tests {
         assert_eq!(e.field, "scheme.name");
         assert_eq!(
             e.message,
-            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly"
+            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime"
         );
     }
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Engine time of coding schemes against the uncoded run of the same scenario.
+
+    python benchmarks/coding_overhead.py [--hops 4] [--rate 1000] [--duration 60]
+        [--rounds 5] [--repeat 10] [--bin target/release/ncmesh-bench]
+        SCHEME[:key=value,...] ...
+
+Builds Takimoto et al.'s chain (200 m, 2 / 1 Mbit/s, RTS/CTS off, NewReno without delayed
+ACKs, 1024-byte packets written at --rate kbit/s into TCP) once per scheme (`none` is
+always included), e.g. `piggycode` or `waittime:wait_s=0.03` (keys of the scheme's
+`[scheme.<family>]` table, family = `piggycode` here), writes the scenario files to
+benchmarks/results/scenarios/, and times `ncmesh-bench --file` on each, schemes in
+alternation for --rounds rounds (a change of machine load hits all alike). Prints the
+median of the batch minima per scheme and its ratio to `none`, with events and frames
+(a coded run sends fewer frames for the same traffic). Needs the project venv (ncmesh).
+"""
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from ncmesh import Scenario
+
+HERE = Path(__file__).resolve().parent
+SCEN = HERE / "results" / "scenarios"
+
+
+def scenario(hops: int, rate: float, duration: float, spec: str) -> Scenario:
+    name, _, opts = spec.partition(":")
+    s = Scenario.build("chain", hops=hops, spacing=200.0)
+    s.update({"mac.data_rate_mbps": 2.0, "mac.basic_rate_mbps": 1.0, "tcp.delayed_ack": False,
+              "tcp.sack": False, "tcp.mss_bytes": 1024, "flows.0.app": "cbr",
+              "flows.0.packet_bytes": 1024, "flows.0.rate_kbps": rate,
+              "simulation.duration_s": duration, "scheme.name": name})
+    for kv in filter(None, opts.split(",")):
+        k, _, v = kv.partition("=")
+        s.set(f"scheme.piggycode.{k}", json.loads(v))
+    return s
+
+
+def bench(binary: str, path: Path, repeat: int) -> dict:
+    out = subprocess.run([binary, "--file", str(path), "--repeat", str(repeat)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"coding_overhead: {path.name}: {out.stderr.strip()}")
+    kv = dict(re.findall(r"(\w+)=(\[[^\]]*\]|\S+)", out.stdout.strip().splitlines()[-1]))
+    return {"min": float(kv["min"]), "events": kv["events"], "frames": kv.get("frames", "?")}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("schemes", nargs="+")
+    ap.add_argument("--hops", type=int, default=4)
+    ap.add_argument("--rate", type=float, default=1000.0)
+    ap.add_argument("--duration", type=float, default=60.0)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--bin", default=str(HERE.parent / "target" / "release" / "ncmesh-bench"))
+    a = ap.parse_args()
+    specs = ["none"] + [s for s in a.schemes if s != "none"]
+    SCEN.mkdir(parents=True, exist_ok=True)
+    files = {}
+    for spec in specs:
+        slug = re.sub(r"[^a-z0-9.]+", "-", spec.lower()).strip("-")
+        path = SCEN / f"coding-chain{a.hops}-{int(a.rate)}k-{slug}.toml"
+        scenario(a.hops, a.rate, a.duration, spec).save(path)
+        files[spec] = path
+    mins = {s: [] for s in specs}
+    info = {}
+    for _ in range(a.rounds):
+        for s in specs:
+            r = bench(a.bin, files[s], a.repeat)
+            mins[s].append(r["min"])
+            info[s] = r
+    base = statistics.median(mins["none"])
+    print(f"| scheme ({a.hops}-hop chain, {a.rate:g} kbit/s, {a.duration:g} s) | events | frames "
+          f"| engine ms (median of batch minima) | / none |")
+    print("|---|---:|---:|---:|---:|")
+    for s in specs:
+        m = statistics.median(mins[s])
+        print(f"| {s} | {info[s]['events']} | {info[s]['frames']} | {m:.2f} | {m / base:.3f} |")
+    print(f"\n{a.rounds} rounds of {a.repeat} runs, schemes alternating; files in {SCEN}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,272 @@
+//! The `[scheme.piggycode]` table: DATA/ACK XOR coding (PiggyCode) with the wait-time
+//! insertion and wait-time configuration of Takimoto et al. Values the papers leave out
+//! are in docs/assumptions.md ("DATA/ACK coding").
+
+use crate::engine::{secs, Time};
+use crate::scenario::check::*;
+use crate::scenario::emit::toml_float;
+use serde::{Deserialize, Serialize};
+
+/// DATA/ACK coding's parameters (PiggyCode; Takimoto et al.'s wait time; ComboCoding's
+/// timer T is `wait_s = 0.004`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields, default)]
+pub struct PiggyCfg {
+    /// Scheme `"waittime"`: how long a relay holds a DATA packet that found no ACK to
+    /// code with (Takimoto et al. §III; ComboCoding's timer T is 0.004); >= 0, 0 = plain
+    /// PiggyCode. Ignored when `configured` is true.
+    pub wait_s: f64,
+    /// Scheme `"waittime"`: choose the wait per packet from the path's hop count and the
+    /// interface queue (Takimoto et al. §IV) instead of `wait_s`.
+    pub configured: bool,
+    /// Configured wait: paths longer than this many hops (sender to receiver) get no
+    /// wait, i.e. plain PiggyCode; 1-64.
+    pub configured_max_hops: u32,
+    /// Configured wait: an interface queue holding at most this many packets counts as
+    /// "nearly empty" (a low sending rate: short wait), longer as "filling" (long
+    /// wait); >= 0.
+    pub configured_queue_threshold: u32,
+    /// Configured wait at a low rate (2 and 3 hops); >= 0.
+    pub configured_short_wait_s: f64,
+    /// Configured wait at a high rate on a 2-hop path; >= 0.
+    pub configured_long_wait_2hop_s: f64,
+    /// Configured wait at a high rate on paths of 3 hops or more (up to
+    /// `configured_max_hops`); >= 0.
+    pub configured_long_wait_3hop_s: f64,
+    /// DATA packets the encoding queue holds; a full queue pushes its head on to the
+    /// interface queue; 1-10000.
+    pub encoding_queue: u32,
+    /// How long an end host or relay keeps a copy of each TCP packet it sent (the
+    /// decoding buffer); > 0.
+    pub buffer_s: f64,
+    /// Period at which coded packets waiting for their partner are checked; > 0.
+    pub decode_poll_s: f64,
+    /// A coded packet whose partner has not come after this long is a decode failure;
+    /// > 0.
+    pub decode_max_wait_s: f64,
+}
+
+impl Default for PiggyCfg {
+    fn default() -> Self {
+        PiggyCfg {
+            wait_s: 0.03,
+            configured: false,
+            configured_max_hops: 3,
+            configured_queue_threshold: 1,
+            configured_short_wait_s: 0.01,
+            configured_long_wait_2hop_s: 0.03,
+            configured_long_wait_3hop_s: 0.09,
+            encoding_queue: 50,
+            buffer_s: 1.0,
+            decode_poll_s: 0.01,
+            decode_max_wait_s: 0.5,
+        }
+    }
+}
+
+/// The wait rule in force at a relay.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WaitRule {
+    /// The same wait for every DATA packet (0: never wait).
+    Fixed(Time),
+    /// Takimoto et al. §IV: from the path's hop count and the interface queue.
+    Configured {
+        /// Paths longer than this get no wait.
+        max_hops: u32,
+        /// Queue length up to which the rate counts as low.
+        queue_threshold: usize,
+        /// Wait at a low rate.
+        short: Time,
+        /// Wait at a high rate, 2 hops.
+        long_2hop: Time,
+        /// Wait at a high rate, 3 hops or more.
+        long_3hop: Time,
+    },
+}
+
+impl WaitRule {
+    /// The wait for a DATA packet on a path of `hops` hops, with `queued` packets in
+    /// the interface queue (Takimoto et al. §IV-A).
+    pub fn wait(&self, hops: u32, queued: usize) -> Time {
+        match *self {
+            WaitRule::Fixed(w) => w,
+            WaitRule::Configured {
+                max_hops,
+                queue_threshold,
+                short,
+                long_2hop,
+                long_3hop,
+            } => {
+                if hops > max_hops {
+                    0
+                } else if queued <= queue_threshold {
+                    short
+                } else if hops <= 2 {
+                    long_2hop
+                } else {
+                    long_3hop
+                }
+            }
+        }
+    }
+}
+
+/// The layer's parameters, in engine units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PiggyParams {
+    /// The wait rule at relays.
+    pub wait: WaitRule,
+    /// Encoding-queue capacity, packets.
+    pub encoding_queue: usize,
+    /// Decoding-buffer lifetime of a sent packet's copy.
+    pub buffer: Time,
+    /// Decoding-queue check period.
+    pub decode_poll: Time,
+    /// Longest stay in the decoding queue.
+    pub decode_max_wait: Time,
+}
+
+impl PiggyCfg {
+    /// Checks every value; `at` is the table's path (`scheme.piggycode`).
+    pub fn validate(&self, at: &str) -> R {
+        let f = |k: &str| format!("{at}.{k}");
+        non_negative(&f("wait_s"), self.wait_s, "seconds; 0 = plain PiggyCode")?;
+        if !(1..=64).contains(&self.configured_max_hops) {
+            return Err(not_allowed(
+                &f("configured_max_hops"),
+                self.configured_max_hops,
+                "an integer in [1, 64]",
+            ));
+        }
+        non_negative(
+            &f("configured_short_wait_s"),
+            self.configured_short_wait_s,
+            "seconds",
+        )?;
+        non_negative(
+            &f("configured_long_wait_2hop_s"),
+            self.configured_long_wait_2hop_s,
+            "seconds",
+        )?;
+        non_negative(
+            &f("configured_long_wait_3hop_s"),
+            self.configured_long_wait_3hop_s,
+            "seconds",
+        )?;
+        if !(1..=10000).contains(&self.encoding_queue) {
+            return Err(not_allowed(
+                &f("encoding_queue"),
+                self.encoding_queue,
+                "an integer in [1, 10000]",
+            ));
+        }
+        positive(&f("buffer_s"), self.buffer_s, "seconds")?;
+        positive(&f("decode_poll_s"), self.decode_poll_s, "seconds")?;
+        positive(&f("decode_max_wait_s"), self.decode_max_wait_s, "seconds")
+    }
+
+    /// The parameters; `waits` false gives plain PiggyCode (no wait at all).
+    pub fn params(&self, waits: bool) -> PiggyParams {
+        let wait = if !waits {
+            WaitRule::Fixed(0)
+        } else if self.configured {
+            WaitRule::Configured {
+                max_hops: self.configured_max_hops,
+                queue_threshold: self.configured_queue_threshold as usize,
+                short: secs(self.configured_short_wait_s),
+                long_2hop: secs(self.configured_long_wait_2hop_s),
+                long_3hop: secs(self.configured_long_wait_3hop_s),
+            }
+        } else {
+            WaitRule::Fixed(secs(self.wait_s))
+        };
+        PiggyParams {
+            wait,
+            encoding_queue: self.encoding_queue as usize,
+            buffer: secs(self.buffer_s),
+            decode_poll: secs(self.decode_poll_s),
+            decode_max_wait: secs(self.decode_max_wait_s),
+        }
+    }
+
+    /// The table as TOML lines (`key = value`), for the canonical scenario text.
+    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
+        kv("wait_s", toml_float(self.wait_s));
+        kv("configured", self.configured.to_string());
+        kv("configured_max_hops", self.configured_max_hops.to_string());
+        kv(
+            "configured_queue_threshold",
+            self.configured_queue_threshold.to_string(),
+        );
+        kv(
+            "configured_short_wait_s",
+            toml_float(self.configured_short_wait_s),
+        );
+        kv(
+            "configured_long_wait_2hop_s",
+            toml_float(self.configured_long_wait_2hop_s),
+        );
+        kv(
+            "configured_long_wait_3hop_s",
+            toml_float(self.configured_long_wait_3hop_s),
+        );
+        kv("encoding_queue", self.encoding_queue.to_string());
+        kv("buffer_s", toml_float(self.buffer_s));
+        kv("decode_poll_s", toml_float(self.decode_poll_s));
+        kv("decode_max_wait_s", toml_float(self.decode_max_wait_s));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::MILLIS;
+
+    fn configured() -> WaitRule {
+        PiggyCfg {
+            configured: true,
+            ..PiggyCfg::default()
+        }
+        .params(true)
+        .wait
+    }
+
+    #[test]
+    fn configured_wait_follows_hops_and_queue() {
+        let w = configured();
+        // Nearly empty queue: the short wait at 2 and 3 hops.
+        assert_eq!(w.wait(2, 0), 10 * MILLIS);
+        assert_eq!(w.wait(3, 1), 10 * MILLIS);
+        // Filling queue: 30 ms at 2 hops, 90 ms at 3.
+        assert_eq!(w.wait(2, 2), 30 * MILLIS);
+        assert_eq!(w.wait(3, 5), 90 * MILLIS);
+        // Beyond the cut-off: plain PiggyCode.
+        assert_eq!(w.wait(4, 0), 0);
+        assert_eq!(w.wait(4, 10), 0);
+    }
+
+    #[test]
+    fn plain_piggycode_never_waits() {
+        let p = PiggyCfg::default().params(false);
+        assert_eq!(p.wait, WaitRule::Fixed(0));
+    }
+
+    #[test]
+    fn bad_values_name_the_field() {
+        let bad = PiggyCfg {
+            wait_s: -1.0,
+            ..PiggyCfg::default()
+        };
+        let e = bad.validate("scheme.piggycode").unwrap_err();
+        assert_eq!(e.field, "scheme.piggycode.wait_s");
+        let bad = PiggyCfg {
+            encoding_queue: 0,
+            ..PiggyCfg::default()
+        };
+        assert_eq!(
+            bad.validate("scheme.piggycode").unwrap_err().field,
+            "scheme.piggycode.encoding_queue"
+        );
+    }
+}

@@ -1,0 +1,796 @@
+//! The DATA/ACK coding layer of one node (PiggyCode as Takimoto et al. §II and Chen et
+//! al.'s ComboCoding describe it, with Takimoto et al.'s wait time, §III-IV).
+//!
+//! - Every node keeps a copy of each TCP packet it sends (the decoding buffer).
+//! - A relay codes a TCP DATA packet with a TCP ACK of the same session going the other
+//!   way: when one of them is enqueued and the interface queue holds the other (the one
+//!   closest to the head), the two leave as one frame, put at the head of the queue.
+//! - With a wait time, a DATA packet that finds no ACK waits in the encoding queue for
+//!   at most that long; an arriving ACK looks there first, then in the interface queue.
+//!   Only DATA waits. An expired DATA, or the head of a full encoding queue, goes on to
+//!   the interface queue.
+//! - A coded frame is unicast to the DATA's next hop (MAC retries protect that side
+//!   only) and overheard by the ACK's next hop. Each decodes with the copy it holds; a
+//!   coded packet whose partner is missing waits in the decoding queue, checked
+//!   periodically, and is a decode failure after `decode_max_wait`.
+//! - Two packets are coded only if each receiver holds the other's partner: the ACK
+//!   came from the DATA's next hop and the DATA from the ACK's next hop (on symmetric
+//!   routes, always).
+
+use super::buffer::DecodingBuffer;
+use super::header::{PiggyHeader, HEADER_BYTES};
+use super::{PiggyCounters, PiggyParams};
+use crate::coding::timers::Timers;
+use crate::coding::xor::payload::{recover, xor_all};
+use crate::coding::{
+    Addressed, Body, CodingScheme, Occupancy, OutFrame, PollAt, Rx, SchemeCx, TxOutcome,
+};
+use crate::engine::Time;
+use crate::net::{DropReason, NextHop, NodeId, Packet};
+use crate::phy::timing::LLC_BYTES;
+use smallvec::SmallVec;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// What a TCP packet is to this layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// A segment with payload.
+    Data,
+    /// A pure acknowledgement.
+    Ack,
+    /// Anything else (UDP, coding control messages, coded symbols): never coded.
+    Other,
+}
+
+fn role(p: &Packet) -> Role {
+    match p.tcp() {
+        Some(h) if h.len > 0 => Role::Data,
+        Some(_) => Role::Ack,
+        None => Role::Other,
+    }
+}
+
+/// A packet waiting at this node, with where it goes and where it came from.
+#[derive(Debug)]
+struct Held {
+    pkt: Packet,
+    next: NodeId,
+    /// The node it came from (None: originated here).
+    prev: Option<NodeId>,
+}
+
+/// One slot of the interface queue.
+#[derive(Debug)]
+enum Slot {
+    Native(Held),
+    /// A DATA and an ACK XORed (Takimoto et al. §II-A).
+    Coded {
+        data: Held,
+        ack: Held,
+    },
+}
+
+/// A DATA packet held in the encoding queue until `deadline`.
+#[derive(Debug)]
+struct Waiting {
+    held: Held,
+    since: Time,
+    deadline: Time,
+}
+
+/// A coded packet whose partner this node does not hold yet.
+#[derive(Debug)]
+struct Pending {
+    /// The packet this node is to recover.
+    pkt: Packet,
+    /// The partner it needs.
+    partner: u64,
+    /// The frame's XORed payload, when payloads are carried.
+    coded: Option<Box<[u8]>>,
+    /// Where it came from.
+    from: NodeId,
+    since: Time,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Timer {
+    /// The earliest encoding-queue deadline.
+    Wait,
+    /// The next check of the decoding queue.
+    DecodePoll,
+}
+
+/// Received packets remembered for their previous hop and for duplicate filtering.
+const RECENT: usize = 256;
+
+/// One node's DATA/ACK coding layer.
+pub struct PiggyScheme {
+    p: PiggyParams,
+    ifq: VecDeque<Slot>,
+    encq: VecDeque<Waiting>,
+    buffer: DecodingBuffer,
+    decq: Vec<Pending>,
+    /// (uid, the node it came from) of recent receptions, newest last.
+    came_from: VecDeque<(u64, NodeId)>,
+    /// uids delivered from overheard coded frames (a MAC retry of a coded frame is
+    /// overheard again; the ACK side has no MAC duplicate filter).
+    overheard: VecDeque<u64>,
+    timers: Timers<Timer>,
+    /// This node's counters.
+    pub counters: PiggyCounters,
+}
+
+impl PiggyScheme {
+    /// A layer with parameters `p`.
+    pub fn new(p: PiggyParams) -> PiggyScheme {
+        PiggyScheme {
+            buffer: DecodingBuffer::new(p.buffer),
+            p,
+            ifq: VecDeque::new(),
+            encq: VecDeque::new(),
+            decq: Vec::new(),
+            came_from: VecDeque::with_capacity(RECENT),
+            overheard: VecDeque::with_capacity(RECENT),
+            timers: Timers::default(),
+            counters: PiggyCounters::default(),
+        }
+    }
+
+    fn prev_hop(&self, uid: u64) -> Option<NodeId> {
+        self.came_from
+            .iter()
+            .rev()
+            .find(|(u, _)| *u == uid)
+            .map(|&(_, n)| n)
+    }
+
+    fn remember(list: &mut VecDeque<(u64, NodeId)>, uid: u64, from: NodeId) {
+        if list.len() == RECENT {
+            list.pop_front();
+        }
+        list.push_back((uid, from));
+    }
+
+    /// Can `data` and `ack` be coded: one TCP session, opposite directions, and each
+    /// receiver holds the other's partner (it sent it to this node)?
+    fn pair(data: &Held, ack: &Held) -> bool {
+        data.pkt.flow == ack.pkt.flow
+            && data.pkt.src == ack.pkt.dst
+            && data.pkt.dst == ack.pkt.src
+            && ack.prev == Some(data.next)
+            && data.prev == Some(ack.next)
+    }
+
+    /// Index of the native in the interface queue closest to the head that pairs with
+    /// `h` (which has role `want`'s opposite).
+    fn find_in_ifq(&self, h: &Held, want: Role) -> Option<usize> {
+        self.ifq.iter().position(|s| match s {
+            Slot::Native(o) if role(&o.pkt) == want => match want {
+                Role::Ack => Self::pair(h, o),
+                _ => Self::pair(o, h),
+            },
+            _ => false,
+        })
+    }
+
+    fn push_coded(&mut self, cx: &mut SchemeCx, data: Held, ack: Held) {
+        // Takimoto et al. §II-A: the coded packet goes to the head of the queue. Over
+        // capacity, the tail is dropped (ns-2's drop-tail queue on a head insertion).
+        self.ifq.push_front(Slot::Coded { data, ack });
+        self.counters.data_coded += 1;
+        self.counters.ack_coded += 1;
+        if self.ifq.len() > cx.queue_capacity {
+            match self.ifq.pop_back().expect("over capacity") {
+                Slot::Native(h) => cx.drop_packet(h.pkt, DropReason::QueueFull),
+                Slot::Coded { data, ack } => {
+                    cx.drop_packet(data.pkt, DropReason::QueueFull);
+                    cx.drop_packet(ack.pkt, DropReason::QueueFull);
+                }
+            }
+        }
+    }
+
+    fn push_native(&mut self, cx: &mut SchemeCx, h: Held) {
+        if self.ifq.len() >= cx.queue_capacity {
+            cx.drop_packet(h.pkt, DropReason::QueueFull);
+        } else {
+            self.ifq.push_back(Slot::Native(h));
+        }
+    }
+
+    /// Moves a DATA packet out of the encoding queue to the interface queue.
+    fn release_waiting(&mut self, cx: &mut SchemeCx, w: Waiting) {
+        self.note_wait(cx.now - w.since);
+        self.push_native(cx, w.held);
+    }
+
+    fn note_wait(&mut self, waited: Time) {
+        let us = waited / 1_000;
+        self.counters.wait_us_total += us;
+        self.counters.wait_us_max = self.counters.wait_us_max.max(us);
+    }
+
+    fn arm_wait_timer(&mut self, cx: &mut SchemeCx) {
+        match self.encq.iter().map(|w| w.deadline).min() {
+            Some(d) if self.timers.deadline(Timer::Wait) != Some(d) => {
+                self.timers.set(cx, d, Timer::Wait)
+            }
+            Some(_) => {}
+            None => {
+                self.timers.cancel(Timer::Wait);
+            }
+        }
+    }
+
+    /// A DATA packet at a relay (Takimoto et al. §III-A).
+    fn enqueue_data(&mut self, cx: &mut SchemeCx, data: Held) {
+        if let Some(i) = self.find_in_ifq(&data, Role::Ack) {
+            let Some(Slot::Native(ack)) = self.ifq.remove(i) else {
+                unreachable!("find_in_ifq returns natives")
+            };
+            return self.push_coded(cx, data, ack);
+        }
+        let hops = match (cx.cost(data.pkt.src), cx.cost(data.pkt.dst)) {
+            (Some(a), Some(b)) => a.hops + b.hops,
+            _ => u32::MAX,
+        };
+        let wait = self.p.wait.wait(hops, self.ifq.len());
+        if wait == 0 {
+            return self.push_native(cx, data);
+        }
+        if self.encq.len() >= self.p.encoding_queue {
+            // §III-B: a full encoding queue pushes its head out.
+            let head = self.encq.pop_front().expect("full queue");
+            self.release_waiting(cx, head);
+        }
+        self.counters.data_waited += 1;
+        self.encq.push_back(Waiting {
+            held: data,
+            since: cx.now,
+            deadline: cx.now + wait,
+        });
+        self.arm_wait_timer(cx);
+    }
+
+    /// An ACK at a relay: the encoding queue first, then the interface queue (§III-A).
+    fn enqueue_ack(&mut self, cx: &mut SchemeCx, ack: Held) {
+        if let Some(i) = self.encq.iter().position(|w| Self::pair(&w.held, &ack)) {
+            let w = self.encq.remove(i).expect("found");
+            self.note_wait(cx.now - w.since);
+            self.push_coded(cx, w.held, ack);
+            return self.arm_wait_timer(cx);
+        }
+        if let Some(i) = self.find_in_ifq(&ack, Role::Data) {
+            let Some(Slot::Native(data)) = self.ifq.remove(i) else {
+                unreachable!("find_in_ifq returns natives")
+            };
+            return self.push_coded(cx, data, ack);
+        }
+        self.push_native(cx, ack);
+    }
+
+    /// Recovers `pkt` from a coded frame with the partner's copy.
+    fn decode(pkt: &Packet, coded: Option<&[u8]>, partner: &Packet) -> Packet {
+        let mut out = pkt.clone();
+        if let (Some(c), Some(own)) = (coded, &pkt.payload) {
+            out.payload = Some(recover(
+                c,
+                [partner.payload.as_deref()].into_iter(),
+                own.len(),
+            ));
+        }
+        out
+    }
+
+    fn handle_coded(&mut self, cx: &mut SchemeCx, rx: &Rx<'_>, h: &PiggyHeader) {
+        let body = rx.body;
+        // The DATA's next hop receives the frame as its MAC receiver; the ACK's next
+        // hop overhears it (promiscuous mode, Takimoto et al. §III-B).
+        let (want, partner) = if rx.addressed == Addressed::ToMe && h.data_next == cx.node {
+            (0, h.ack_uid)
+        } else if rx.addressed == Addressed::Overheard && h.ack_next == cx.node {
+            if self.overheard.contains(&h.ack_uid) {
+                return;
+            }
+            if self.overheard.len() == RECENT {
+                self.overheard.pop_front();
+            }
+            self.overheard.push_back(h.ack_uid);
+            (1, h.data_uid)
+        } else {
+            return;
+        };
+        let pkt = &body.packets[want];
+        match self.buffer.get(partner) {
+            Some(copy) => {
+                let out = Self::decode(pkt, body.coded_payload.as_deref(), copy);
+                Self::remember(&mut self.came_from, out.uid, rx.tx);
+                cx.deliver(out);
+            }
+            None => {
+                // §III-B: wait in the decoding queue for the partner.
+                self.counters.decode_queued += 1;
+                cx.absorb(1);
+                self.decq.push(Pending {
+                    pkt: pkt.clone(),
+                    partner,
+                    coded: body.coded_payload.clone(),
+                    from: rx.tx,
+                    since: cx.now,
+                });
+                if !self.timers.is_set(Timer::DecodePoll) {
+                    self.timers
+                        .set(cx, cx.now + self.p.decode_poll, Timer::DecodePoll);
+                }
+            }
+        }
+    }
+
+    /// The periodic check of the decoding queue.
+    fn poll_decoding(&mut self, cx: &mut SchemeCx) {
+        self.buffer.expire(cx.now);
+        let mut i = 0;
+        while i < self.decq.len() {
+            let e = &self.decq[i];
+            if let Some(copy) = self.buffer.get(e.partner) {
+                let out = Self::decode(&e.pkt, e.coded.as_deref(), copy);
+                let from = e.from;
+                self.decq.swap_remove(i);
+                Self::remember(&mut self.came_from, out.uid, from);
+                cx.release(out);
+            } else if cx.now >= e.since + self.p.decode_max_wait {
+                let e = self.decq.swap_remove(i);
+                self.counters.decode_failures += 1;
+                cx.drop_packet(e.pkt, DropReason::Scheme);
+            } else {
+                i += 1;
+            }
+        }
+        if !self.decq.is_empty() {
+            self.timers
+                .set(cx, cx.now + self.p.decode_poll, Timer::DecodePoll);
+        }
+    }
+
+    fn coded_body(&mut self, now: Time, data: Held, ack: Held) -> (NodeId, Body) {
+        let header = PiggyHeader {
+            data_uid: data.pkt.uid,
+            ack_uid: ack.pkt.uid,
+            data_next: data.next,
+            ack_next: ack.next,
+        };
+        self.buffer.store(now, &data.pkt);
+        self.buffer.store(now, &ack.pkt);
+        // The shorter packet is padded to the longer (Chen et al., ComboCoding).
+        let coded_payload = (data.pkt.payload.is_some() || ack.pkt.payload.is_some()).then(|| {
+            xor_all([data.pkt.payload.as_deref(), ack.pkt.payload.as_deref()].into_iter())
+        });
+        let len = data.pkt.ip_bytes.max(ack.pkt.ip_bytes);
+        let mut intended = SmallVec::new();
+        intended.push(data.next);
+        intended.push(ack.next);
+        let mut packets = SmallVec::new();
+        packets.push(data.pkt);
+        packets.push(ack.pkt);
+        let body = Body {
+            intended,
+            packets,
+            padding: 0,
+            msdu_bytes: LLC_BYTES + HEADER_BYTES + len,
+            header_bytes: HEADER_BYTES,
+            coded_payload,
+            header: Some(Arc::new(header)),
+        };
+        (data.next, body)
+    }
+}
+
+impl CodingScheme for PiggyScheme {
+    fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]) {
+        let held = Held {
+            prev: self.prev_hop(pkt.uid),
+            next: hops[0].node,
+            pkt,
+        };
+        // Only relays code (Takimoto et al. §III-B); end hosts only keep copies.
+        let relay = held.pkt.src != cx.node && held.pkt.dst != cx.node;
+        match role(&held.pkt) {
+            Role::Data if relay => self.enqueue_data(cx, held),
+            Role::Ack if relay => self.enqueue_ack(cx, held),
+            _ => self.push_native(cx, held),
+        }
+    }
+
+    fn poll_at(&self) -> PollAt {
+        if self.ifq.is_empty() {
+            PollAt::Idle
+        } else {
+            PollAt::Now
+        }
+    }
+
+    fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame> {
+        let (mac_rx, body) = match self.ifq.pop_front()? {
+            Slot::Native(h) => {
+                match role(&h.pkt) {
+                    Role::Other => {}
+                    r => {
+                        self.buffer.store(cx.now, &h.pkt);
+                        let relay = h.pkt.src != cx.node && h.pkt.dst != cx.node;
+                        if r == Role::Ack && relay {
+                            self.counters.ack_uncoded += 1;
+                        }
+                    }
+                }
+                (h.next, Body::native(h.pkt, h.next))
+            }
+            Slot::Coded { data, ack } => {
+                self.counters.coded_tx += 1;
+                self.coded_body(cx.now, data, ack)
+            }
+        };
+        Some(OutFrame { mac_rx, body })
+    }
+
+    fn handle_rx(&mut self, cx: &mut SchemeCx, rx: Rx<'_>) {
+        if let Some(h) = rx.body.header_as::<PiggyHeader>() {
+            let h = h.clone();
+            return self.handle_coded(cx, &rx, &h);
+        }
+        if rx.addressed != Addressed::Overheard {
+            for p in &rx.body.packets {
+                Self::remember(&mut self.came_from, p.uid, rx.tx);
+                cx.deliver(p.clone());
+            }
+        }
+    }
+
+    fn handle_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome) {
+        match outcome {
+            // A coded frame's ACK side leaves with it: the overhearing node gets no
+            // retransmission if it missed it (§III-C).
+            TxOutcome::Delivered => cx.handed_over(frame.body.packets.len() as u64),
+            TxOutcome::Failed => {
+                for p in frame.body.packets {
+                    cx.drop_packet(p, DropReason::RetryLimit);
+                }
+            }
+        }
+    }
+
+    fn handle_timeout(&mut self, cx: &mut SchemeCx) {
+        while let Some(t) = self.timers.pop_due(cx.now) {
+            match t {
+                Timer::Wait => {
+                    // Expired DATA packets go on to the interface queue (§III-A).
+                    while let Some(i) = self.encq.iter().position(|w| w.deadline <= cx.now) {
+                        let w = self.encq.remove(i).expect("found");
+                        self.release_waiting(cx, w);
+                    }
+                    self.arm_wait_timer(cx);
+                }
+                Timer::DecodePoll => self.poll_decoding(cx),
+            }
+        }
+    }
+
+    fn occupancy(&self) -> Occupancy {
+        let queued: usize = self
+            .ifq
+            .iter()
+            .map(|s| match s {
+                Slot::Native(_) => 1,
+                Slot::Coded { .. } => 2,
+            })
+            .sum();
+        Occupancy {
+            queued: self.ifq.len(),
+            held: queued + self.encq.len() + self.decq.len(),
+        }
+    }
+
+    fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        out.extend(
+            PiggyCounters::NAMES
+                .iter()
+                .copied()
+                .zip(self.counters.values()),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coding::SchemeOut;
+    use crate::engine::{Rng, StreamPurpose, MILLIS};
+    use crate::mobility::positions_at;
+    use crate::net::{Routes, L4};
+    use crate::phy::loss::LossModel;
+    use crate::phy::Channel;
+    use crate::scenario::{build, BuildOptions};
+    use crate::transport::tcp::TcpHeader;
+
+    /// A chain of `hops` hops (flow 0: node 0 -> node `hops`) and the state a scheme
+    /// callback sees; `call` runs one callback at `now` and returns its effects.
+    struct Bench {
+        channel: Channel,
+        routes: Routes,
+        loss: LossModel,
+        rng: Rng,
+        capacity: usize,
+    }
+
+    impl Bench {
+        fn chain(hops: u64) -> Bench {
+            let s = build("chain", &BuildOptions::new().with("hops", hops)).unwrap();
+            let channel = Channel::new(&s.channel, &positions_at(&s.nodes, 0.0));
+            let routes = Routes::build(&s.routing, &s.flows, &channel, s.nodes.len());
+            Bench {
+                channel,
+                routes,
+                loss: LossModel::new(&[]),
+                rng: Rng::stream(1, 0, StreamPurpose::Scheme),
+                capacity: 50,
+            }
+        }
+
+        fn call(&mut self, node: NodeId, now: Time, f: impl FnOnce(&mut SchemeCx)) -> SchemeOut {
+            let mut out = SchemeOut::default();
+            let mut cx = SchemeCx {
+                now,
+                node,
+                routes: &self.routes,
+                channel: &self.channel,
+                loss: &self.loss,
+                rng: &mut self.rng,
+                queue_capacity: self.capacity,
+                out: &mut out,
+            };
+            f(&mut cx);
+            out
+        }
+    }
+
+    fn tcp(uid: u64, src: NodeId, dst: NodeId, len: u32) -> Packet {
+        let h = TcpHeader {
+            seq: uid * 1000,
+            len,
+            ..TcpHeader::default()
+        };
+        Packet {
+            uid,
+            flow: 0,
+            src,
+            dst,
+            ttl: 32,
+            ip_bytes: 40 + len,
+            created: 0,
+            l4: L4::Tcp(h),
+            payload: (len > 0).then(|| (0..len).map(|i| (uid as u32 * 7 + i) as u8).collect()),
+        }
+    }
+
+    fn data(uid: u64) -> Packet {
+        tcp(uid, 0, 2, 1024)
+    }
+
+    fn ack(uid: u64) -> Packet {
+        tcp(uid, 2, 0, 0)
+    }
+
+    fn hop(node: NodeId) -> [NextHop; 1] {
+        [NextHop { node, cost: 1.0 }]
+    }
+
+    /// Relay 1 of a 2-hop chain receives `p` from `from` (as the MAC would hand it up).
+    fn receive(
+        b: &mut Bench,
+        s: &mut PiggyScheme,
+        node: NodeId,
+        now: Time,
+        from: NodeId,
+        p: Packet,
+    ) {
+        let body = Body::native(p, node);
+        b.call(node, now, |cx| {
+            s.handle_rx(
+                cx,
+                Rx {
+                    tx: from,
+                    mac_rx: node,
+                    addressed: Addressed::ToMe,
+                    body: &body,
+                },
+            )
+        });
+    }
+
+    fn waittime(ms: u64) -> PiggyScheme {
+        let mut p = super::super::PiggyCfg::default().params(true);
+        p.wait = super::super::WaitRule::Fixed(ms * MILLIS);
+        PiggyScheme::new(p)
+    }
+
+    /// The relay of a 2-hop chain gets `pkt` from `from` and enqueues it towards `to`.
+    fn relay(
+        b: &mut Bench,
+        s: &mut PiggyScheme,
+        now: Time,
+        from: NodeId,
+        to: NodeId,
+        pkt: Packet,
+    ) -> SchemeOut {
+        receive(b, s, 1, now, from, pkt.clone());
+        b.call(1, now, |cx| s.enqueue(cx, pkt, &hop(to)))
+    }
+
+    #[test]
+    fn a_data_packet_waits_then_codes_with_the_ack_that_arrives() {
+        let mut b = Bench::chain(2);
+        let mut s = waittime(30);
+        relay(&mut b, &mut s, 0, 0, 2, data(1));
+        // Held in the encoding queue: nothing due, the MAC does not contend.
+        assert_eq!(s.poll_at(), PollAt::Idle);
+        relay(&mut b, &mut s, 5 * MILLIS, 2, 0, ack(2));
+        assert_eq!(s.poll_at(), PollAt::Now);
+        let mut got = None;
+        b.call(1, 5 * MILLIS, |cx| got = s.poll_transmit(cx));
+        assert!(got.unwrap().body.header_as::<PiggyHeader>().is_some());
+        assert_eq!(s.counters.data_coded, 1);
+        assert_eq!(s.counters.wait_us_max, 5_000);
+    }
+
+    #[test]
+    fn a_data_packet_never_waits_longer_than_its_wait_time() {
+        let mut b = Bench::chain(2);
+        let mut s = waittime(30);
+        let out = relay(&mut b, &mut s, 0, 0, 2, data(1));
+        assert_eq!(out.wakes, vec![30 * MILLIS]);
+        let out = b.call(1, 30 * MILLIS, |cx| s.handle_timeout(cx));
+        assert!(out.drops.is_empty());
+        assert_eq!(s.poll_at(), PollAt::Now);
+        let mut got = None;
+        b.call(1, 30 * MILLIS, |cx| got = s.poll_transmit(cx));
+        let f = got.unwrap();
+        assert_eq!(f.body.packets[0].uid, 1);
+        assert!(f.body.header.is_none(), "sent uncoded after its wait");
+        assert_eq!(s.counters.wait_us_max, 30_000);
+    }
+
+    #[test]
+    fn an_ack_never_waits() {
+        let mut b = Bench::chain(2);
+        let mut s = waittime(90);
+        let out = relay(&mut b, &mut s, 0, 2, 0, ack(1));
+        assert!(out.wakes.is_empty());
+        assert_eq!(
+            s.poll_at(),
+            PollAt::Now,
+            "an ACK with no DATA to code goes at once"
+        );
+        let mut got = None;
+        b.call(1, 0, |cx| got = s.poll_transmit(cx));
+        assert_eq!(got.unwrap().body.packets[0].uid, 1);
+        assert_eq!(s.counters.ack_uncoded, 1);
+        assert_eq!(s.counters.data_waited, 0);
+    }
+
+    #[test]
+    fn an_ack_codes_with_the_data_closest_to_the_head() {
+        let mut b = Bench::chain(2);
+        let mut s = PiggyScheme::new(super::super::PiggyCfg::default().params(false));
+        relay(&mut b, &mut s, 0, 0, 2, data(1));
+        relay(&mut b, &mut s, 1, 0, 2, data(2));
+        relay(&mut b, &mut s, 2, 2, 0, ack(3));
+        let mut got = None;
+        b.call(1, 3, |cx| got = s.poll_transmit(cx));
+        let f: OutFrame = got.unwrap();
+        let h = f.body.header_as::<PiggyHeader>().unwrap();
+        assert_eq!((h.data_uid, h.ack_uid), (1, 3));
+        assert_eq!(f.mac_rx, 2, "unicast to the DATA's next hop");
+        assert_eq!(&f.body.intended[..], &[2, 0]);
+        // The shorter packet is padded: the frame is as long as the DATA.
+        assert_eq!(f.body.msdu_bytes, LLC_BYTES + HEADER_BYTES + 1064);
+    }
+
+    #[test]
+    fn non_tcp_packets_and_end_hosts_never_code() {
+        let mut b = Bench::chain(2);
+        let mut s = waittime(30);
+        // At the source, a DATA is sent as it is (end hosts only keep copies).
+        let out = b.call(0, 0, |cx| s.enqueue(cx, data(1), &hop(1)));
+        assert!(out.wakes.is_empty());
+        assert_eq!(s.poll_at(), PollAt::Now);
+        // A UDP datagram at a relay neither waits nor codes.
+        let mut b2 = Bench::chain(2);
+        let mut r = waittime(30);
+        let mut udp = data(5);
+        udp.l4 = L4::Udp(Default::default());
+        relay(&mut b2, &mut r, 0, 0, 2, udp);
+        relay(&mut b2, &mut r, 1, 2, 0, ack(6));
+        assert_eq!(r.counters.data_waited + r.counters.data_coded, 0);
+    }
+
+    /// Both receivers of a coded frame recover their packet's exact bytes from the copy
+    /// they sent; a receiver without the copy waits for it in the decoding queue.
+    #[test]
+    fn coded_frames_decode_at_both_receivers_and_wait_for_a_missing_partner() {
+        let mut b = Bench::chain(2);
+        let plain = || PiggyScheme::new(super::super::PiggyCfg::default().params(false));
+        let (mut src, mut rel, mut dst) = (plain(), plain(), plain());
+        // The source sends DATA 1 to the relay; the destination sends ACK 2.
+        b.call(0, 0, |cx| src.enqueue(cx, data(1), &hop(1)));
+        b.call(0, 0, |cx| {
+            src.poll_transmit(cx);
+        });
+        b.call(2, 0, |cx| dst.enqueue(cx, ack(2), &hop(1)));
+        b.call(2, 0, |cx| {
+            dst.poll_transmit(cx);
+        });
+        relay(&mut b, &mut rel, 1, 0, 2, data(1));
+        relay(&mut b, &mut rel, 2, 2, 0, ack(2));
+        let mut got = None;
+        b.call(1, 3, |cx| got = rel.poll_transmit(cx));
+        let f = got.unwrap();
+        assert!(f.body.coded_payload.is_some());
+        let frame = |addressed| Rx {
+            tx: 1,
+            mac_rx: 2,
+            addressed,
+            body: &f.body,
+        };
+        let out = b.call(2, 4, |cx| dst.handle_rx(cx, frame(Addressed::ToMe)));
+        assert_eq!(out.deliver.len(), 1);
+        assert_eq!(out.deliver[0], data(1), "the DATA's bytes, recovered");
+        let out = b.call(0, 4, |cx| src.handle_rx(cx, frame(Addressed::Overheard)));
+        assert_eq!(out.deliver, vec![ack(2)]);
+        // A MAC retry of the same frame overheard again is not delivered twice.
+        let out = b.call(0, 5, |cx| src.handle_rx(cx, frame(Addressed::Overheard)));
+        assert!(out.deliver.is_empty());
+        // A node without the partner waits: node 2 of a fresh layer has no copy of ACK 2.
+        let mut late = plain();
+        let out = b.call(2, 6, |cx| late.handle_rx(cx, frame(Addressed::ToMe)));
+        assert_eq!((out.deliver.len(), out.absorbed), (0, 1));
+        assert_eq!(late.counters.decode_queued, 1);
+        // Its partner is sent (copied into the buffer); the next check releases it.
+        b.call(2, 7, |cx| late.enqueue(cx, ack(2), &hop(1)));
+        b.call(2, 7, |cx| {
+            late.poll_transmit(cx);
+        });
+        let out = b.call(2, 6 + 10 * MILLIS, |cx| late.handle_timeout(cx));
+        assert_eq!(out.release, vec![data(1)]);
+        assert_eq!(late.counters.decode_failures, 0);
+    }
+
+    #[test]
+    fn a_partner_that_never_comes_is_a_decode_failure() {
+        let mut b = Bench::chain(2);
+        let plain = || PiggyScheme::new(super::super::PiggyCfg::default().params(false));
+        let mut rel = plain();
+        relay(&mut b, &mut rel, 0, 0, 2, data(1));
+        relay(&mut b, &mut rel, 1, 2, 0, ack(2));
+        let mut got = None;
+        b.call(1, 2, |cx| got = rel.poll_transmit(cx));
+        let f = got.unwrap();
+        let mut late = plain();
+        let rx = Rx {
+            tx: 1,
+            mac_rx: 2,
+            addressed: Addressed::ToMe,
+            body: &f.body,
+        };
+        b.call(2, 3, |cx| late.handle_rx(cx, rx));
+        let mut t = 3;
+        let mut dropped = Vec::new();
+        while t < 3 + 600 * MILLIS {
+            t += 10 * MILLIS;
+            let out = b.call(2, t, |cx| late.handle_timeout(cx));
+            dropped.extend(out.drops);
+        }
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(late.counters.decode_failures, 1);
+        assert_eq!(late.occupancy().held, 0);
+    }
+}
