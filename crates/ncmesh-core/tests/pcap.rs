@@ -471,3 +471,48 @@ fn a_cope_run_captures_coded_frames_that_tshark_reads() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A DATA/ACK-coded frame of a PiggyCode run: tag 1, the DATA then the ACK as
+/// descriptors, and the family's block naming both with their next hops.
+#[test]
+fn piggycode_frames_carry_their_block() {
+    let mut s = chain(2, 5.0);
+    s.scheme.name = "waittime".into();
+    s.tcp.delayed_ack = false;
+    let (trace, _) = traced(&s);
+    let r = trace
+        .iter()
+        .find(|r| {
+            r.what == TraceKind::TxStart
+                && r.node == 1
+                && r.frame
+                    .as_ref()
+                    .and_then(|f| f.data.as_ref())
+                    .is_some_and(|b| b.packets.len() == 2)
+        })
+        .expect("a coded frame from the relay");
+    let body = r.frame.as_ref().unwrap().data.as_ref().unwrap();
+    let (data, ack) = (&body.packets[0], &body.packets[1]);
+    assert!(data.tcp().unwrap().len > 0 && ack.tcp().unwrap().len == 0);
+    assert_eq!(r.rx, 2, "unicast to the DATA's next hop");
+    let f = pcap::frame_bytes(r);
+    let h = &f[32..];
+    assert_eq!(&h[0..2], b"NC");
+    assert_eq!(
+        u64::from_be_bytes(h[12..20].try_into().unwrap()),
+        1,
+        "tag: coded"
+    );
+    assert_eq!(be16(h, 8), 2);
+    let n_int = be16(h, 6) as usize;
+    let hdr_len = be16(h, 4) as usize;
+    assert_eq!(hdr_len, 28 + 4 * n_int + 16 * 2 + 24);
+    let b = &h[hdr_len - 24..hdr_len];
+    assert_eq!(u64::from_be_bytes(b[0..8].try_into().unwrap()), data.uid);
+    assert_eq!(u64::from_be_bytes(b[8..16].try_into().unwrap()), ack.uid);
+    assert_eq!(
+        (be32(b, 16), be32(b, 20)),
+        (2, 0),
+        "next hops of DATA and ACK"
+    );
+}
