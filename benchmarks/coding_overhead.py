@@ -5,7 +5,8 @@
         [--rounds 5] [--repeat 10] [--bin target/release/ncmesh-bench]
         SCHEME[:key=value,...] ...
 
-Builds Takimoto et al.'s chain (200 m, 2 / 1 Mbit/s, RTS/CTS off, NewReno without delayed
+Builds Takimoto et al.'s chain (200 m, 250 m range, carrier sense and interference at
+550 m as ns-2's two-ray thresholds give, 2 / 1 Mbit/s, RTS/CTS off, NewReno without delayed
 ACKs, 1024-byte packets written at --rate kbit/s into TCP) once per scheme (`none` is
 always included), e.g. `piggycode` or `waittime:wait_s=0.03` (keys of the scheme's
 `[scheme.<family>]` table, family = `piggycode` here), writes the scenario files to
@@ -33,7 +34,8 @@ def scenario(hops: int, rate: float, duration: float, spec: str) -> Scenario:
     name, _, opts = spec.partition(":")
     s = Scenario.build("chain", hops=hops, spacing=200.0)
     s.update({"mac.data_rate_mbps": 2.0, "mac.basic_rate_mbps": 1.0, "tcp.delayed_ack": False,
-              "tcp.sack": False, "tcp.mss_bytes": 1024, "flows.0.app": "cbr",
+              "tcp.sack": False, "tcp.mss_bytes": 1024, "channel.cs_range_m": 550.0,
+              "channel.interference_range_m": 550.0, "flows.0.app": "cbr",
               "flows.0.packet_bytes": 1024, "flows.0.rate_kbps": rate,
               "simulation.duration_s": duration, "scheme.name": name})
     for kv in filter(None, opts.split(",")):

@@ -13,7 +13,7 @@ from ncmesh import Scenario
 def _chain(scheme: str, **piggy) -> Scenario:
     s = Scenario.build("chain", hops=2, spacing=200.0)
     s.update({"mac.data_rate_mbps": 2.0, "mac.basic_rate_mbps": 1.0, "tcp.delayed_ack": False,
-              "flows.0.app": "cbr", "flows.0.packet_bytes": 1024, "flows.0.rate_kbps": 400.0,
+              "channel.cs_range_m": 550.0, "channel.interference_range_m": 550.0, "flows.0.app": "cbr", "flows.0.packet_bytes": 1024, "flows.0.rate_kbps": 400.0,
               "simulation.duration_s": 10.0, "simulation.measure_start_s": 1.0,
               "simulation.payload_bytes": True,
               "scheme.name": scheme})

@@ -7,8 +7,9 @@ use ncmesh_core::scenario::schema::*;
 use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::run;
 
-/// Takimoto et al. Table I: 200 m chain, 250 m range, 2 / 1 Mbit/s, RTS/CTS off, NewReno
-/// without delayed ACKs, 1024-byte packets written at `kbps` into TCP.
+/// Takimoto et al. Table I: 200 m chain, 250 m range (ns-2's two-ray thresholds: carrier
+/// sense and interference at 550 m), 2 / 1 Mbit/s, RTS/CTS off, NewReno without delayed
+/// ACKs, 1024-byte packets written at `kbps` into TCP.
 fn chain(hops: u64, scheme: &str, kbps: f64, secs: f64) -> Scenario {
     let mut s = build(
         "chain",
@@ -19,6 +20,8 @@ fn chain(hops: u64, scheme: &str, kbps: f64, secs: f64) -> Scenario {
     .unwrap();
     s.mac.data_rate_mbps = 2.0;
     s.mac.basic_rate_mbps = 1.0;
+    s.channel.cs_range_m = 550.0;
+    s.channel.interference_range_m = 550.0;
     s.tcp.delayed_ack = false;
     s.tcp.sack = false;
     s.tcp.mss_bytes = 1024;
@@ -47,11 +50,11 @@ fn check_clean(r: &RunResult, what: &str) {
 fn coded_runs_deliver_the_original_bytes_and_balance() {
     for hops in [2, 3, 4] {
         for scheme in ["piggycode", "waittime"] {
-            let r = run(&chain(hops, scheme, 800.0, 20.0)).unwrap();
+            let r = run(&chain(hops, scheme, 800.0, 40.0)).unwrap();
             let what = format!("{hops} hops, {scheme}");
             check_clean(&r, &what);
             assert!(r.flows[0].goodput_kbps > 100.0, "{what}: {:?}", r.flows[0]);
-            assert!(total(&r, "piggy_data_coded") > 100, "{what}: relays code");
+            assert!(total(&r, "piggy_data_coded") > 50, "{what}: relays code");
             assert_eq!(
                 total(&r, "piggy_data_coded"),
                 total(&r, "piggy_ack_coded"),
