@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import _core
+
 # Columns of each table, used when a table is empty (e.g. a run without flows).
 COLUMNS = {
     "flows": ["flow", "src", "dst", "transport", "goodput_kbps", "rx_bytes", "tx_packets",
@@ -12,11 +14,9 @@ COLUMNS = {
     "nodes": ["node", "x", "y", "mac_frames_sent", "mac_data_frames_sent", "mac_retries",
               "mac_frames_received", "mac_frames_overheard", "collisions", "channel_losses",
               "mac_duplicates", "drops_queue_full", "drops_retry_limit", "drops_ttl",
-              "drops_no_route", "drops_scheme", "queue_max", "airtime_busy", "native_tx",
-              "coded_tx", "coded_packets", "decode_failures", "coding_missed",
-              "coding_retransmissions", "control_tx", "piggy_data_coded", "piggy_ack_coded",
-              "piggy_coded_tx", "piggy_ack_uncoded", "piggy_data_waited", "piggy_wait_us_total",
-              "piggy_wait_us_max", "piggy_decode_queued", "piggy_decode_failures"],
+              "drops_no_route", "drops_scheme", "queue_max", "airtime_busy",
+              # then every coding family's counters, from the core's registry
+              *_core.coding_counters()],
     "flow_series": ["t_s", "flow", "goodput_kbps", "cwnd_bytes"],
     "node_series": ["t_s", "node", "queue_len"],
 }

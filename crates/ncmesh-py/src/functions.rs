@@ -68,6 +68,13 @@ pub fn build_kinds(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     PyList::new(py, scenario::build_kinds().iter().copied())
 }
 
+/// Every coding family's per-node counters, in result-column order (the node table's
+/// last columns).
+#[pyfunction]
+pub fn coding_counters(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    PyList::new(py, ncmesh_core::coding::registry::counter_names())
+}
+
 /// The version of the simulator core.
 #[pyfunction]
 pub fn version() -> &'static str {
