@@ -5,7 +5,9 @@
 
 pub mod buffer;
 pub mod config;
+mod decoding;
 pub mod header;
+mod recent;
 pub mod scheme;
 
 pub use config::{PiggyCfg, PiggyParams, WaitRule};

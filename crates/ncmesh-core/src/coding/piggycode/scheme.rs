@@ -10,18 +10,17 @@
 //!   Only DATA waits. An expired DATA, or the head of a full encoding queue, goes on to
 //!   the interface queue.
 //! - A coded frame is unicast to the DATA's next hop (MAC retries protect that side
-//!   only) and overheard by the ACK's next hop. Each decodes with the copy it holds; a
-//!   coded packet whose partner is missing waits in the decoding queue, checked
-//!   periodically, and is a decode failure after `decode_max_wait`.
+//!   only) and overheard by the ACK's next hop, which decode it (`decoding`).
 //! - Two packets are coded only if each receiver holds the other's partner: the ACK
 //!   came from the DATA's next hop and the DATA from the ACK's next hop (on symmetric
 //!   routes, always).
 
-use super::buffer::DecodingBuffer;
+use super::decoding::Decoder;
 use super::header::{PiggyHeader, HEADER_BYTES};
+use super::recent::Recent;
 use super::{PiggyCounters, PiggyParams};
 use crate::coding::timers::Timers;
-use crate::coding::xor::payload::{recover, xor_all};
+use crate::coding::xor::payload::xor_all;
 use crate::coding::{
     Addressed, Body, CodingScheme, Occupancy, OutFrame, PollAt, Rx, SchemeCx, TxOutcome,
 };
@@ -79,20 +78,6 @@ struct Waiting {
     deadline: Time,
 }
 
-/// A coded packet whose partner this node does not hold yet.
-#[derive(Debug)]
-struct Pending {
-    /// The packet this node is to recover.
-    pkt: Packet,
-    /// The partner it needs.
-    partner: u64,
-    /// The frame's XORed payload, when payloads are carried.
-    coded: Option<Box<[u8]>>,
-    /// Where it came from.
-    from: NodeId,
-    since: Time,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Timer {
     /// The earliest encoding-queue deadline.
@@ -101,21 +86,14 @@ enum Timer {
     DecodePoll,
 }
 
-/// Received packets remembered for their previous hop and for duplicate filtering.
-const RECENT: usize = 256;
-
 /// One node's DATA/ACK coding layer.
 pub struct PiggyScheme {
     p: PiggyParams,
     ifq: VecDeque<Slot>,
     encq: VecDeque<Waiting>,
-    buffer: DecodingBuffer,
-    decq: Vec<Pending>,
-    /// (uid, the node it came from) of recent receptions, newest last.
-    came_from: VecDeque<(u64, NodeId)>,
-    /// uids delivered from overheard coded frames (a MAC retry of a coded frame is
-    /// overheard again; the ACK side has no MAC duplicate filter).
-    overheard: VecDeque<u64>,
+    decoder: Decoder,
+    /// Where recently received packets came from.
+    came_from: Recent,
     timers: Timers<Timer>,
     /// This node's counters.
     pub counters: PiggyCounters,
@@ -125,31 +103,14 @@ impl PiggyScheme {
     /// A layer with parameters `p`.
     pub fn new(p: PiggyParams) -> PiggyScheme {
         PiggyScheme {
-            buffer: DecodingBuffer::new(p.buffer),
+            decoder: Decoder::new(p.buffer, p.decode_max_wait),
             p,
             ifq: VecDeque::new(),
             encq: VecDeque::new(),
-            decq: Vec::new(),
-            came_from: VecDeque::with_capacity(RECENT),
-            overheard: VecDeque::with_capacity(RECENT),
+            came_from: Recent::default(),
             timers: Timers::default(),
             counters: PiggyCounters::default(),
         }
-    }
-
-    fn prev_hop(&self, uid: u64) -> Option<NodeId> {
-        self.came_from
-            .iter()
-            .rev()
-            .find(|(u, _)| *u == uid)
-            .map(|&(_, n)| n)
-    }
-
-    fn remember(list: &mut VecDeque<(u64, NodeId)>, uid: u64, from: NodeId) {
-        if list.len() == RECENT {
-            list.pop_front();
-        }
-        list.push_back((uid, from));
     }
 
     /// Can `data` and `ack` be coded: one TCP session, opposite directions, and each
@@ -270,89 +231,6 @@ impl PiggyScheme {
         self.push_native(cx, ack);
     }
 
-    /// Recovers `pkt` from a coded frame with the partner's copy.
-    fn decode(pkt: &Packet, coded: Option<&[u8]>, partner: &Packet) -> Packet {
-        let mut out = pkt.clone();
-        if let (Some(c), Some(own)) = (coded, &pkt.payload) {
-            out.payload = Some(recover(
-                c,
-                [partner.payload.as_deref()].into_iter(),
-                own.len(),
-            ));
-        }
-        out
-    }
-
-    fn handle_coded(&mut self, cx: &mut SchemeCx, rx: &Rx<'_>, h: &PiggyHeader) {
-        let body = rx.body;
-        // The DATA's next hop receives the frame as its MAC receiver; the ACK's next
-        // hop overhears it (promiscuous mode, Takimoto et al. §III-B).
-        let (want, partner) = if rx.addressed == Addressed::ToMe && h.data_next == cx.node {
-            (0, h.ack_uid)
-        } else if rx.addressed == Addressed::Overheard && h.ack_next == cx.node {
-            if self.overheard.contains(&h.ack_uid) {
-                return;
-            }
-            if self.overheard.len() == RECENT {
-                self.overheard.pop_front();
-            }
-            self.overheard.push_back(h.ack_uid);
-            (1, h.data_uid)
-        } else {
-            return;
-        };
-        let pkt = &body.packets[want];
-        match self.buffer.get(partner) {
-            Some(copy) => {
-                let out = Self::decode(pkt, body.coded_payload.as_deref(), copy);
-                Self::remember(&mut self.came_from, out.uid, rx.tx);
-                cx.deliver(out);
-            }
-            None => {
-                // §III-B: wait in the decoding queue for the partner.
-                self.counters.decode_queued += 1;
-                cx.absorb(1);
-                self.decq.push(Pending {
-                    pkt: pkt.clone(),
-                    partner,
-                    coded: body.coded_payload.clone(),
-                    from: rx.tx,
-                    since: cx.now,
-                });
-                if !self.timers.is_set(Timer::DecodePoll) {
-                    self.timers
-                        .set(cx, cx.now + self.p.decode_poll, Timer::DecodePoll);
-                }
-            }
-        }
-    }
-
-    /// The periodic check of the decoding queue.
-    fn poll_decoding(&mut self, cx: &mut SchemeCx) {
-        self.buffer.expire(cx.now);
-        let mut i = 0;
-        while i < self.decq.len() {
-            let e = &self.decq[i];
-            if let Some(copy) = self.buffer.get(e.partner) {
-                let out = Self::decode(&e.pkt, e.coded.as_deref(), copy);
-                let from = e.from;
-                self.decq.swap_remove(i);
-                Self::remember(&mut self.came_from, out.uid, from);
-                cx.release(out);
-            } else if cx.now >= e.since + self.p.decode_max_wait {
-                let e = self.decq.swap_remove(i);
-                self.counters.decode_failures += 1;
-                cx.drop_packet(e.pkt, DropReason::Scheme);
-            } else {
-                i += 1;
-            }
-        }
-        if !self.decq.is_empty() {
-            self.timers
-                .set(cx, cx.now + self.p.decode_poll, Timer::DecodePoll);
-        }
-    }
-
     fn coded_body(&mut self, now: Time, data: Held, ack: Held) -> (NodeId, Body) {
         let header = PiggyHeader {
             data_uid: data.pkt.uid,
@@ -360,8 +238,8 @@ impl PiggyScheme {
             data_next: data.next,
             ack_next: ack.next,
         };
-        self.buffer.store(now, &data.pkt);
-        self.buffer.store(now, &ack.pkt);
+        self.decoder.store(now, &data.pkt);
+        self.decoder.store(now, &ack.pkt);
         // The shorter packet is padded to the longer (Chen et al., ComboCoding).
         let coded_payload = (data.pkt.payload.is_some() || ack.pkt.payload.is_some()).then(|| {
             xor_all([data.pkt.payload.as_deref(), ack.pkt.payload.as_deref()].into_iter())
@@ -389,7 +267,7 @@ impl PiggyScheme {
 impl CodingScheme for PiggyScheme {
     fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]) {
         let held = Held {
-            prev: self.prev_hop(pkt.uid),
+            prev: self.came_from.from(pkt.uid),
             next: hops[0].node,
             pkt,
         };
@@ -416,7 +294,7 @@ impl CodingScheme for PiggyScheme {
                 match role(&h.pkt) {
                     Role::Other => {}
                     r => {
-                        self.buffer.store(cx.now, &h.pkt);
+                        self.decoder.store(cx.now, &h.pkt);
                         let relay = h.pkt.src != cx.node && h.pkt.dst != cx.node;
                         if r == Role::Ack && relay {
                             self.counters.ack_uncoded += 1;
@@ -435,12 +313,18 @@ impl CodingScheme for PiggyScheme {
 
     fn handle_rx(&mut self, cx: &mut SchemeCx, rx: Rx<'_>) {
         if let Some(h) = rx.body.header_as::<PiggyHeader>() {
-            let h = h.clone();
-            return self.handle_coded(cx, &rx, &h);
+            let queued = self
+                .decoder
+                .receive(cx, &rx, h, &mut self.came_from, &mut self.counters);
+            if queued && !self.timers.is_set(Timer::DecodePoll) {
+                self.timers
+                    .set(cx, cx.now + self.p.decode_poll, Timer::DecodePoll);
+            }
+            return;
         }
         if rx.addressed != Addressed::Overheard {
             for p in &rx.body.packets {
-                Self::remember(&mut self.came_from, p.uid, rx.tx);
+                self.came_from.note(p.uid, rx.tx);
                 cx.deliver(p.clone());
             }
         }
@@ -470,7 +354,15 @@ impl CodingScheme for PiggyScheme {
                     }
                     self.arm_wait_timer(cx);
                 }
-                Timer::DecodePoll => self.poll_decoding(cx),
+                Timer::DecodePoll => {
+                    if self
+                        .decoder
+                        .poll(cx, &mut self.came_from, &mut self.counters)
+                    {
+                        self.timers
+                            .set(cx, cx.now + self.p.decode_poll, Timer::DecodePoll);
+                    }
+                }
             }
         }
     }
@@ -486,7 +378,7 @@ impl CodingScheme for PiggyScheme {
             .sum();
         Occupancy {
             queued: self.ifq.len(),
-            held: queued + self.encq.len() + self.decq.len(),
+            held: queued + self.encq.len() + self.decoder.waiting(),
         }
     }
 
