@@ -19,7 +19,9 @@ What is compared, bit for bit:
   Keys added since the baseline are not compared.
 - Per-node counter columns of coding families added since the baseline
   (`ADDED_COUNTER_PREFIXES`) are left out of the hash, after checking that they are 0:
-  a scenario that does not use such a family must not count anything in it.
+  a scenario that does not use such a family must not count anything in it. Per-flow
+  fields added since the baseline (`ADDED_FLOW_KEYS`: new measurements of the same run,
+  e.g. the receiver's ACK count) are left out too.
 
 A change that is meant to alter results re-records the baseline in the same commit and
 says why in its message.
@@ -46,6 +48,8 @@ VOLATILE_SUMMARY_KEYS = ("date", "command", "ncmesh_version")
 WORDING_KEYS = ("title",)
 # Node columns of coding families added after the baseline was recorded (DATA/ACK coding).
 ADDED_COUNTER_PREFIXES = ("piggy_",)
+# Per-flow measurements added after the baseline was recorded.
+ADDED_FLOW_KEYS = ("acks_sent", "out_of_order_segments")
 
 
 def _results(key: str, value):
@@ -155,6 +159,9 @@ def run_case(sc: Scenario, seed: int) -> dict:
     raw = dict(ncmesh.run(sc, seed=seed).raw)
     raw.pop("wall_time_s", None)
     raw.pop("scenario", None)
+    for flow in raw["flows"]:
+        for k in ADDED_FLOW_KEYS:
+            flow.pop(k, None)
     for node in raw["nodes"]:
         for k in [k for k in node if k.startswith(ADDED_COUNTER_PREFIXES)]:
             if node.pop(k) != 0:

@@ -58,6 +58,11 @@ pub struct FlowResult {
     pub timeouts: u64,
     /// Delivered packets whose payload bytes differ from what was sent (payload_bytes on).
     pub payload_errors: u64,
+    /// TCP: ACKs the receiver generated (immediate and delayed); 0 for UDP.
+    pub acks_sent: u64,
+    /// TCP: data segments that arrived above a hole at the receiver (loss or
+    /// reordering on the way); 0 for UDP.
+    pub out_of_order_segments: u64,
     /// Path used by the flow (forward direction), from routing.
     pub path: Vec<u32>,
 }

@@ -36,6 +36,11 @@ impl Sim {
                     fast_retransmits: stats.fast_retransmits,
                     timeouts: stats.timeouts,
                     payload_errors: f.payload_errors,
+                    acks_sent: f.rx.as_ref().map_or(0, |r| r.stats().acks_sent),
+                    out_of_order_segments: f
+                        .rx
+                        .as_ref()
+                        .map_or(0, |r| r.stats().out_of_order_segments),
                     path: self.routes.path(f.src, f.dst, i as u32).unwrap_or_default(),
                 }
             })
