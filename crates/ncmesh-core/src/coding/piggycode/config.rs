@@ -45,6 +45,10 @@ pub struct PiggyCfg {
     /// A coded packet whose partner has not come after this long is a decode failure;
     /// > 0.
     pub decode_max_wait_s: f64,
+    /// A coded packet goes to the head of the interface queue (Takimoto et al. §II-A).
+    /// false (an ablation, not in the papers): it goes where its DATA would have gone
+    /// (the DATA's place in the queue, else the tail), so no DATA overtakes an older one.
+    pub at_head: bool,
 }
 
 impl Default for PiggyCfg {
@@ -61,6 +65,7 @@ impl Default for PiggyCfg {
             buffer_s: 1.0,
             decode_poll_s: 0.01,
             decode_max_wait_s: 0.5,
+            at_head: true,
         }
     }
 }
@@ -125,6 +130,8 @@ pub struct PiggyParams {
     pub decode_poll: Time,
     /// Longest stay in the decoding queue.
     pub decode_max_wait: Time,
+    /// Coded packets go to the head of the interface queue.
+    pub at_head: bool,
 }
 
 impl PiggyCfg {
@@ -187,6 +194,7 @@ impl PiggyCfg {
             buffer: secs(self.buffer_s),
             decode_poll: secs(self.decode_poll_s),
             decode_max_wait: secs(self.decode_max_wait_s),
+            at_head: self.at_head,
         }
     }
 
@@ -215,6 +223,7 @@ impl PiggyCfg {
         kv("buffer_s", toml_float(self.buffer_s));
         kv("decode_poll_s", toml_float(self.decode_poll_s));
         kv("decode_max_wait_s", toml_float(self.decode_max_wait_s));
+        kv("at_head", self.at_head.to_string());
     }
 }
 

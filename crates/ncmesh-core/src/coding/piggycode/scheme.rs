@@ -135,10 +135,20 @@ impl PiggyScheme {
         })
     }
 
-    fn push_coded(&mut self, cx: &mut SchemeCx, data: Held, ack: Held) {
+    /// Queues a coded pair; `at` is where its DATA sat in the interface queue (None: the
+    /// DATA is new or comes from the encoding queue).
+    fn push_coded(&mut self, cx: &mut SchemeCx, data: Held, ack: Held, at: Option<usize>) {
         // Takimoto et al. §II-A: the coded packet goes to the head of the queue. Over
         // capacity, the tail is dropped (ns-2's drop-tail queue on a head insertion).
-        self.ifq.push_front(Slot::Coded { data, ack });
+        // `at_head = false` (not in the paper; an ablation): it goes where its DATA would
+        // have gone (the DATA's place in the queue, else the tail), so that no DATA
+        // overtakes an older one.
+        let slot = Slot::Coded { data, ack };
+        if self.p.at_head {
+            self.ifq.push_front(slot);
+        } else {
+            self.ifq.insert(at.unwrap_or(self.ifq.len()), slot);
+        }
         self.counters.data_coded += 1;
         self.counters.ack_coded += 1;
         if self.ifq.len() > cx.queue_capacity {
@@ -190,7 +200,7 @@ impl PiggyScheme {
             let Some(Slot::Native(ack)) = self.ifq.remove(i) else {
                 unreachable!("find_in_ifq returns natives")
             };
-            return self.push_coded(cx, data, ack);
+            return self.push_coded(cx, data, ack, None);
         }
         let hops = match (cx.cost(data.pkt.src), cx.cost(data.pkt.dst)) {
             (Some(a), Some(b)) => a.hops + b.hops,
@@ -219,14 +229,14 @@ impl PiggyScheme {
         if let Some(i) = self.encq.iter().position(|w| Self::pair(&w.held, &ack)) {
             let w = self.encq.remove(i).expect("found");
             self.note_wait(cx.now - w.since);
-            self.push_coded(cx, w.held, ack);
+            self.push_coded(cx, w.held, ack, None);
             return self.arm_wait_timer(cx);
         }
         if let Some(i) = self.find_in_ifq(&ack, Role::Data) {
             let Some(Slot::Native(data)) = self.ifq.remove(i) else {
                 unreachable!("find_in_ifq returns natives")
             };
-            return self.push_coded(cx, data, ack);
+            return self.push_coded(cx, data, ack, Some(i));
         }
         self.push_native(cx, ack);
     }
@@ -585,6 +595,35 @@ mod tests {
         assert_eq!(&f.body.intended[..], &[2, 0]);
         // The shorter packet is padded: the frame is as long as the DATA.
         assert_eq!(f.body.msdu_bytes, LLC_BYTES + HEADER_BYTES + 1064);
+    }
+
+    /// The data uids of the relay's frames, in sending order.
+    fn drain(b: &mut Bench, s: &mut PiggyScheme) -> Vec<u64> {
+        let mut out = Vec::new();
+        while s.poll_at() == PollAt::Now {
+            let mut got = None;
+            b.call(1, 10, |cx| got = s.poll_transmit(cx));
+            out.push(got.unwrap().body.packets[0].uid);
+        }
+        out
+    }
+
+    /// A coded DATA at the head overtakes older DATA still queued inside coded slots
+    /// (Takimoto et al. §II-A); `at_head = false` keeps the DATA's place.
+    #[test]
+    fn head_insertion_overtakes_older_data_and_in_place_does_not() {
+        for (at_head, order) in [(true, vec![3, 1, 4]), (false, vec![1, 3, 4])] {
+            let mut b = Bench::chain(2);
+            let mut p = super::super::PiggyCfg::default().params(false);
+            p.at_head = at_head;
+            let mut s = PiggyScheme::new(p);
+            relay(&mut b, &mut s, 0, 0, 2, data(1));
+            relay(&mut b, &mut s, 1, 2, 0, ack(2)); // [C(1,2)]
+            relay(&mut b, &mut s, 2, 0, 2, data(3));
+            relay(&mut b, &mut s, 3, 0, 2, data(4)); // [C(1,2), 3, 4]
+            relay(&mut b, &mut s, 4, 2, 0, ack(5)); // pairs with DATA 3
+            assert_eq!(drain(&mut b, &mut s), order, "at_head = {at_head}");
+        }
     }
 
     #[test]
