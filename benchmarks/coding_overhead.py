@@ -5,9 +5,10 @@
         [--rounds 5] [--repeat 10] [--bin target/release/ncmesh-bench]
         SCHEME[:key=value,...] ...
 
-Builds Takimoto et al.'s chain (200 m, 250 m range, carrier sense and interference at
-550 m as ns-2's two-ray thresholds give, 2 / 1 Mbit/s, RTS/CTS off, NewReno without delayed
-ACKs, 1024-byte packets written at --rate kbit/s into TCP) once per scheme (`none` is
+Builds Takimoto et al.'s chain as `ncmesh reproduce wait-time` does (200 m, 250 m range,
+carrier sense and interference at 550 m as ns-2's two-ray thresholds give, 2 / 1 Mbit/s,
+RTS/CTS off, 50-packet queues, NewReno without delayed ACKs, 1024-byte packets written at
+--rate kbit/s into TCP) once per scheme (`none` is
 always included), e.g. `piggycode` or `waittime:wait_s=0.03` (keys of the scheme's
 `[scheme.<family>]` table, family = `piggycode` here), writes the scenario files to
 benchmarks/results/scenarios/, and times `ncmesh-bench --file` on each, schemes in
@@ -20,11 +21,11 @@ import argparse
 import json
 import re
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
+from bench_line import run_bench
 from ncmesh import Scenario
+from ncmesh.experiments import wait_time
 
 HERE = Path(__file__).resolve().parent
 SCEN = HERE / "results" / "scenarios"
@@ -32,12 +33,9 @@ SCEN = HERE / "results" / "scenarios"
 
 def scenario(hops: int, rate: float, duration: float, spec: str) -> Scenario:
     name, _, opts = spec.partition(":")
-    s = Scenario.build("chain", hops=hops, spacing=200.0)
-    s.update({"mac.data_rate_mbps": 2.0, "mac.basic_rate_mbps": 1.0, "tcp.delayed_ack": False,
-              "tcp.sack": False, "tcp.mss_bytes": 1024, "channel.cs_range_m": 550.0,
-              "channel.interference_range_m": 550.0, "flows.0.app": "cbr",
-              "flows.0.packet_bytes": 1024, "flows.0.rate_kbps": rate,
-              "simulation.duration_s": duration, "scheme.name": name})
+    s = Scenario.build("chain", hops=hops, spacing=wait_time.SPACING_M)
+    s.update({**wait_time.CHAIN_SETTINGS, "flows.0.rate_kbps": rate, "simulation.duration_s": duration,
+              "scheme.name": name})
     for kv in filter(None, opts.split(",")):
         k, _, v = kv.partition("=")
         s.set(f"scheme.piggycode.{k}", json.loads(v))
@@ -45,11 +43,7 @@ def scenario(hops: int, rate: float, duration: float, spec: str) -> Scenario:
 
 
 def bench(binary: str, path: Path, repeat: int) -> dict:
-    out = subprocess.run([binary, "--file", str(path), "--repeat", str(repeat)],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"coding_overhead: {path.name}: {out.stderr.strip()}")
-    kv = dict(re.findall(r"(\w+)=(\[[^\]]*\]|\S+)", out.stdout.strip().splitlines()[-1]))
+    kv = run_bench(binary, ["--file", str(path), "--repeat", str(repeat)], "coding_overhead")
     return {"min": float(kv["min"]), "events": kv["events"], "frames": kv.get("frames", "?")}
 
 

@@ -26,16 +26,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_line import run_bench
+
 HERE = Path(__file__).resolve().parent
 SCEN = HERE / "results" / "scenarios"
 
 
 def bench(binary: str, args: list[str]) -> dict:
-    out = subprocess.run([binary, *args], capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"side_by_side: {binary} {' '.join(args)} failed: {out.stderr.strip()}")
-    line = out.stdout.strip().splitlines()[-1]
-    kv = dict(re.findall(r"(\w+)=(\[[^\]]*\]|\S+)", line))
+    kv = run_bench(binary, args, "side_by_side")
     return {
         "min": float(kv["min"]),
         "result": (kv["events"], kv["frames"], kv["goodput_kbps"]),

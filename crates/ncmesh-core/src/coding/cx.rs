@@ -1,5 +1,6 @@
 //! What a scheme sees of its node during a call, and the effects it asks for.
 
+use super::{OutFrame, TxOutcome};
 use crate::engine::{Rng, Time};
 use crate::net::{DropReason, NextHops, NodeId, Packet, PathCost, Routes};
 use crate::phy::loss::LossModel;
@@ -66,6 +67,18 @@ impl SchemeCx<'_> {
     /// `n` packet instances reached the next hop (acknowledged): they leave this node.
     pub fn handed_over(&mut self, n: u64) {
         self.out.handed_over += n;
+    }
+    /// The MAC is done with `frame` and the scheme keeps none of its packets: acknowledged,
+    /// they were handed over; failed, they are dropped at the retry limit.
+    pub fn settle(&mut self, frame: OutFrame, outcome: TxOutcome) {
+        match outcome {
+            TxOutcome::Delivered => self.handed_over(frame.body.packets.len() as u64),
+            TxOutcome::Failed => {
+                for p in frame.body.packets {
+                    self.drop_packet(p, DropReason::RetryLimit);
+                }
+            }
+        }
     }
     /// Sends a packet of the scheme's own (e.g. an `L4::Control` message) from this
     /// node; it routes like any packet. Its uid, creation time and TTL are set by the

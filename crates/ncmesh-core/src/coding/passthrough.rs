@@ -53,14 +53,7 @@ impl CodingScheme for PassThrough {
     }
 
     fn handle_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome) {
-        match outcome {
-            TxOutcome::Delivered => cx.handed_over(frame.body.packets.len() as u64),
-            TxOutcome::Failed => {
-                for p in frame.body.packets {
-                    cx.drop_packet(p, DropReason::RetryLimit);
-                }
-            }
-        }
+        cx.settle(frame, outcome);
     }
 
     fn occupancy(&self) -> Occupancy {

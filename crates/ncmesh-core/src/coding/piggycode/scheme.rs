@@ -42,6 +42,12 @@ enum Role {
     Other,
 }
 
+/// Only relays code (Takimoto et al. §III-B): a node that is neither the packet's source
+/// nor its destination. End hosts only keep copies.
+fn at_relay(p: &Packet, node: NodeId) -> bool {
+    p.src != node && p.dst != node
+}
+
 fn role(p: &Packet) -> Role {
     match p.tcp() {
         Some(h) if h.len > 0 => Role::Data,
@@ -55,7 +61,8 @@ fn role(p: &Packet) -> Role {
 struct Held {
     pkt: Packet,
     next: NodeId,
-    /// The node it came from (None: originated here).
+    /// The node it came from (None: originated here, or not looked up because the
+    /// packet is not coded here).
     prev: Option<NodeId>,
 }
 
@@ -162,6 +169,14 @@ impl PiggyScheme {
         }
     }
 
+    /// Removes the native at `i` (found by `find_in_ifq`).
+    fn take_native(&mut self, i: usize) -> Held {
+        match self.ifq.remove(i) {
+            Some(Slot::Native(h)) => h,
+            _ => unreachable!("find_in_ifq returns natives"),
+        }
+    }
+
     fn push_native(&mut self, cx: &mut SchemeCx, h: Held) {
         if self.ifq.len() >= cx.queue_capacity {
             cx.drop_packet(h.pkt, DropReason::QueueFull);
@@ -197,9 +212,7 @@ impl PiggyScheme {
     /// A DATA packet at a relay (Takimoto et al. §III-A).
     fn enqueue_data(&mut self, cx: &mut SchemeCx, data: Held) {
         if let Some(i) = self.find_in_ifq(&data, Role::Ack) {
-            let Some(Slot::Native(ack)) = self.ifq.remove(i) else {
-                unreachable!("find_in_ifq returns natives")
-            };
+            let ack = self.take_native(i);
             return self.push_coded(cx, data, ack, None);
         }
         let hops = match (cx.cost(data.pkt.src), cx.cost(data.pkt.dst)) {
@@ -233,9 +246,7 @@ impl PiggyScheme {
             return self.arm_wait_timer(cx);
         }
         if let Some(i) = self.find_in_ifq(&ack, Role::Data) {
-            let Some(Slot::Native(data)) = self.ifq.remove(i) else {
-                unreachable!("find_in_ifq returns natives")
-            };
+            let data = self.take_native(i);
             return self.push_coded(cx, data, ack, Some(i));
         }
         self.push_native(cx, ack);
@@ -276,17 +287,27 @@ impl PiggyScheme {
 
 impl CodingScheme for PiggyScheme {
     fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]) {
+        let next = hops[0].node;
+        let r = role(&pkt);
+        if r == Role::Other || !at_relay(&pkt, cx.node) {
+            return self.push_native(
+                cx,
+                Held {
+                    pkt,
+                    next,
+                    prev: None,
+                },
+            );
+        }
+        // The previous hop matters only to the pairing rule, so only here is it looked up.
         let held = Held {
             prev: self.came_from.from(pkt.uid),
-            next: hops[0].node,
+            next,
             pkt,
         };
-        // Only relays code (Takimoto et al. §III-B); end hosts only keep copies.
-        let relay = held.pkt.src != cx.node && held.pkt.dst != cx.node;
-        match role(&held.pkt) {
-            Role::Data if relay => self.enqueue_data(cx, held),
-            Role::Ack if relay => self.enqueue_ack(cx, held),
-            _ => self.push_native(cx, held),
+        match r {
+            Role::Data => self.enqueue_data(cx, held),
+            _ => self.enqueue_ack(cx, held),
         }
     }
 
@@ -301,15 +322,12 @@ impl CodingScheme for PiggyScheme {
     fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame> {
         let (mac_rx, body) = match self.ifq.pop_front()? {
             Slot::Native(h) => {
-                match role(&h.pkt) {
-                    Role::Other => {}
-                    r => {
-                        self.decoder.store(cx.now, &h.pkt);
-                        let relay = h.pkt.src != cx.node && h.pkt.dst != cx.node;
-                        if r == Role::Ack && relay {
-                            self.counters.ack_uncoded += 1;
-                        }
-                    }
+                let r = role(&h.pkt);
+                if r != Role::Other {
+                    self.decoder.store(cx.now, &h.pkt);
+                }
+                if r == Role::Ack && at_relay(&h.pkt, cx.node) {
+                    self.counters.ack_uncoded += 1;
                 }
                 (h.next, Body::native(h.pkt, h.next))
             }
@@ -341,16 +359,9 @@ impl CodingScheme for PiggyScheme {
     }
 
     fn handle_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome) {
-        match outcome {
-            // A coded frame's ACK side leaves with it: the overhearing node gets no
-            // retransmission if it missed it (§III-C).
-            TxOutcome::Delivered => cx.handed_over(frame.body.packets.len() as u64),
-            TxOutcome::Failed => {
-                for p in frame.body.packets {
-                    cx.drop_packet(p, DropReason::RetryLimit);
-                }
-            }
-        }
+        // A coded frame's ACK side leaves with it: the overhearing node gets no
+        // retransmission if it missed it (§III-C).
+        cx.settle(frame, outcome);
     }
 
     fn handle_timeout(&mut self, cx: &mut SchemeCx) {
@@ -378,7 +389,7 @@ impl CodingScheme for PiggyScheme {
     }
 
     fn occupancy(&self) -> Occupancy {
-        let queued: usize = self
+        let in_ifq: usize = self
             .ifq
             .iter()
             .map(|s| match s {
@@ -388,7 +399,7 @@ impl CodingScheme for PiggyScheme {
             .sum();
         Occupancy {
             queued: self.ifq.len(),
-            held: queued + self.encq.len() + self.decoder.waiting(),
+            held: in_ifq + self.encq.len() + self.decoder.waiting(),
         }
     }
 
@@ -528,6 +539,13 @@ mod tests {
         b.call(1, now, |cx| s.enqueue(cx, pkt, &hop(to)))
     }
 
+    /// The frame `node` sends at this opportunity.
+    fn transmit(b: &mut Bench, s: &mut PiggyScheme, node: NodeId, now: Time) -> OutFrame {
+        let mut got = None;
+        b.call(node, now, |cx| got = s.poll_transmit(cx));
+        got.expect("a frame is due")
+    }
+
     #[test]
     fn a_data_packet_waits_then_codes_with_the_ack_that_arrives() {
         let mut b = Bench::chain(2);
@@ -537,9 +555,8 @@ mod tests {
         assert_eq!(s.poll_at(), PollAt::Idle);
         relay(&mut b, &mut s, 5 * MILLIS, 2, 0, ack(2));
         assert_eq!(s.poll_at(), PollAt::Now);
-        let mut got = None;
-        b.call(1, 5 * MILLIS, |cx| got = s.poll_transmit(cx));
-        assert!(got.unwrap().body.header_as::<PiggyHeader>().is_some());
+        let f = transmit(&mut b, &mut s, 1, 5 * MILLIS);
+        assert!(f.body.header_as::<PiggyHeader>().is_some());
         assert_eq!(s.counters.data_coded, 1);
         assert_eq!(s.counters.wait_us_max, 5_000);
     }
@@ -553,9 +570,7 @@ mod tests {
         let out = b.call(1, 30 * MILLIS, |cx| s.handle_timeout(cx));
         assert!(out.drops.is_empty());
         assert_eq!(s.poll_at(), PollAt::Now);
-        let mut got = None;
-        b.call(1, 30 * MILLIS, |cx| got = s.poll_transmit(cx));
-        let f = got.unwrap();
+        let f = transmit(&mut b, &mut s, 1, 30 * MILLIS);
         assert_eq!(f.body.packets[0].uid, 1);
         assert!(f.body.header.is_none(), "sent uncoded after its wait");
         assert_eq!(s.counters.wait_us_max, 30_000);
@@ -572,9 +587,7 @@ mod tests {
             PollAt::Now,
             "an ACK with no DATA to code goes at once"
         );
-        let mut got = None;
-        b.call(1, 0, |cx| got = s.poll_transmit(cx));
-        assert_eq!(got.unwrap().body.packets[0].uid, 1);
+        assert_eq!(transmit(&mut b, &mut s, 1, 0).body.packets[0].uid, 1);
         assert_eq!(s.counters.ack_uncoded, 1);
         assert_eq!(s.counters.data_waited, 0);
     }
@@ -586,9 +599,7 @@ mod tests {
         relay(&mut b, &mut s, 0, 0, 2, data(1));
         relay(&mut b, &mut s, 1, 0, 2, data(2));
         relay(&mut b, &mut s, 2, 2, 0, ack(3));
-        let mut got = None;
-        b.call(1, 3, |cx| got = s.poll_transmit(cx));
-        let f: OutFrame = got.unwrap();
+        let f = transmit(&mut b, &mut s, 1, 3);
         let h = f.body.header_as::<PiggyHeader>().unwrap();
         assert_eq!((h.data_uid, h.ack_uid), (1, 3));
         assert_eq!(f.mac_rx, 2, "unicast to the DATA's next hop");
@@ -601,9 +612,7 @@ mod tests {
     fn drain(b: &mut Bench, s: &mut PiggyScheme) -> Vec<u64> {
         let mut out = Vec::new();
         while s.poll_at() == PollAt::Now {
-            let mut got = None;
-            b.call(1, 10, |cx| got = s.poll_transmit(cx));
-            out.push(got.unwrap().body.packets[0].uid);
+            out.push(transmit(b, s, 1, 10).body.packets[0].uid);
         }
         out
     }
@@ -662,9 +671,7 @@ mod tests {
         });
         relay(&mut b, &mut rel, 1, 0, 2, data(1));
         relay(&mut b, &mut rel, 2, 2, 0, ack(2));
-        let mut got = None;
-        b.call(1, 3, |cx| got = rel.poll_transmit(cx));
-        let f = got.unwrap();
+        let f = transmit(&mut b, &mut rel, 1, 3);
         assert!(f.body.coded_payload.is_some());
         let frame = |addressed| Rx {
             tx: 1,
@@ -702,9 +709,7 @@ mod tests {
         let mut rel = plain();
         relay(&mut b, &mut rel, 0, 0, 2, data(1));
         relay(&mut b, &mut rel, 1, 2, 0, ack(2));
-        let mut got = None;
-        b.call(1, 2, |cx| got = rel.poll_transmit(cx));
-        let f = got.unwrap();
+        let f = transmit(&mut b, &mut rel, 1, 2);
         let mut late = plain();
         let rx = Rx {
             tx: 1,
