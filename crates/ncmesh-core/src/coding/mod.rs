@@ -26,6 +26,7 @@ pub mod ncaqm;
 pub mod passthrough;
 pub mod piggycode;
 pub mod registry;
+pub mod rlnc;
 pub mod symbol;
 pub mod timers;
 pub mod xor;

@@ -1,0 +1,26 @@
+//! The source side of random linear coding: a combination of the packets a source holds
+//! (Chen et al. Eq. 1: random coefficients over the packets currently in the generation;
+//! TCP/NC and CoMP: over the coding window), and its payload bytes.
+
+use super::field::Field;
+use crate::engine::Rng;
+
+/// Draws `n` random non-zero coefficients into `coeffs` (non-zero, so that every packet
+/// of the span is in the combination: Eq. 2's lower-triangular structure needs the newest
+/// packet's coefficient to be non-zero, and a zero elsewhere would only waste it).
+pub fn random_coeffs<F: Field>(rng: &mut Rng, n: usize, coeffs: &mut Vec<F::Elem>) {
+    coeffs.clear();
+    coeffs.extend((0..n).map(|_| F::random_nonzero(rng)));
+}
+
+/// The payload of the combination `coeffs` of `payloads` (one per coefficient; shorter
+/// ones are zero-padded), padded to whole field symbols.
+pub fn combine<F: Field>(coeffs: &[F::Elem], payloads: &[&[u8]], out: &mut Vec<u8>) {
+    debug_assert_eq!(coeffs.len(), payloads.len());
+    let len = payloads.iter().map(|p| p.len()).max().unwrap_or(0);
+    out.clear();
+    out.resize(len.div_ceil(F::SYMBOL_BYTES) * F::SYMBOL_BYTES, 0);
+    for (&c, p) in coeffs.iter().zip(payloads) {
+        F::axpy_bytes(out, c, p);
+    }
+}
