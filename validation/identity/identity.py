@@ -47,7 +47,7 @@ REPRODUCTIONS = ("ncaqm", "cope-tcp", "chain-vs-ns3")
 VOLATILE_SUMMARY_KEYS = ("date", "command", "ncmesh_version")
 WORDING_KEYS = ("title",)
 # Node columns of coding families added after the baseline was recorded (DATA/ACK coding).
-ADDED_COUNTER_PREFIXES = ("piggy_",)
+ADDED_COUNTER_PREFIXES = ("piggy_", "pl_")
 # Per-flow measurements added after the baseline was recorded.
 ADDED_FLOW_KEYS = ("acks_sent", "out_of_order_segments")
 

@@ -25,6 +25,7 @@ pub mod flow;
 pub mod ncaqm;
 pub mod passthrough;
 pub mod piggycode;
+pub mod pipeline;
 pub mod registry;
 pub mod rlnc;
 pub mod symbol;

@@ -14,6 +14,7 @@
 use super::ncaqm::{NcaqmCfg, NcaqmQueue};
 use super::passthrough::PassThrough;
 use super::piggycode::{PiggyCfg, PiggyCounters, PiggyScheme};
+use super::pipeline::{PipelineCfg, PipelineCoder, PipelineCounters};
 use super::xor::fifo::FifoQueue;
 use super::xor::{XorCfg, XorCounters, XorScheme};
 use super::{CodingScheme, FlowCoder};
@@ -43,7 +44,10 @@ pub struct SchemeCfg {
     /// relays, fixed or configured, §III-IV; ComboCoding's timer T with `wait_s = 0.004`).
     pub name: String,
     /// End-to-end (intra-flow) coder above it at every node: `"none"` (packets pass
-    /// between transport and network as they are).
+    /// between transport and network as they are), `"pipeline"` (Pipeline coding, Chen
+    /// et al.: a source codes each packet at once with its generation so far, relays
+    /// re-encode innovative packets, the destination decodes on arrival and hands
+    /// packets up in order; `[scheme.pipeline]`).
     pub intra: String,
     /// The XOR-coding family (COPE, Encode Once, BFLY; NCAQM runs inside it).
     pub xor: XorCfg,
@@ -51,6 +55,8 @@ pub struct SchemeCfg {
     pub ncaqm: NcaqmCfg,
     /// DATA/ACK coding (PiggyCode, wait time).
     pub piggycode: PiggyCfg,
+    /// Pipeline coding (intra-flow random linear coding).
+    pub pipeline: PipelineCfg,
 }
 
 impl Default for SchemeCfg {
@@ -61,6 +67,7 @@ impl Default for SchemeCfg {
             xor: XorCfg::default(),
             ncaqm: NcaqmCfg::default(),
             piggycode: PiggyCfg::default(),
+            pipeline: PipelineCfg::default(),
         }
     }
 }
@@ -100,12 +107,20 @@ pub struct IntraEntry {
 
 /// Every end-to-end coder ("none": packets pass between transport and network as they
 /// are).
-pub const INTRA: &[IntraEntry] = &[IntraEntry {
-    name: "none",
-    help: "no end-to-end coding",
-    families: &[],
-    make: |_| None,
-}];
+pub const INTRA: &[IntraEntry] = &[
+    IntraEntry {
+        name: "none",
+        help: "no end-to-end coding",
+        families: &[],
+        make: |_| None,
+    },
+    IntraEntry {
+        name: "pipeline",
+        help: "Pipeline coding (Chen et al.): each packet coded at once with its generation so far, relays re-encode, the destination decodes on arrival",
+        families: &["pipeline"],
+        make: |s| Some(Box::new(PipelineCoder::new(s.scheme.pipeline.params(false)))),
+    },
+];
 
 /// One family: its table's name and its counters (result columns).
 pub struct FamilyEntry {
@@ -194,6 +209,10 @@ pub const FAMILIES: &[FamilyEntry] = &[
         name: "piggycode",
         counters: &PiggyCounters::NAMES,
     },
+    FamilyEntry {
+        name: "pipeline",
+        counters: &PipelineCounters::NAMES,
+    },
 ];
 
 /// The scheme called `name`.
@@ -238,7 +257,8 @@ pub fn validate(k: &SchemeCfg) -> R {
     compose(hop, flow)?;
     k.xor.validate("scheme.xor")?;
     k.ncaqm.validate("scheme.ncaqm")?;
-    k.piggycode.validate("scheme.piggycode")
+    k.piggycode.validate("scheme.piggycode")?;
+    k.pipeline.validate("scheme.pipeline")
 }
 
 /// Can `flow` run above `hop`?
@@ -298,6 +318,7 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
     table("xor", &|kv| k.xor.emit(kv));
     table("ncaqm", &|kv| k.ncaqm.emit(kv));
     table("piggycode", &|kv| k.piggycode.emit(kv));
+    table("pipeline", &|kv| k.pipeline.emit(kv));
 }
 
 #[cfg(test)]

@@ -1,0 +1,155 @@
+//! The `[scheme.pipeline]` table: Pipeline coding (Chen et al., "Intra-flow coding",
+//! Eq. 1-2). Values the paper leaves out are in docs/assumptions.md ("Pipeline coding").
+
+use crate::engine::{secs, Time};
+use crate::scenario::check::*;
+use crate::scenario::emit::toml_float;
+use serde::{Deserialize, Serialize};
+
+/// Pipeline coding's parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields, default)]
+pub struct PipelineCfg {
+    /// Packets per generation, k (Chen et al. Table 2: 16); 1-64.
+    pub generation_size: u32,
+    /// Source redundancy r: combinations sent per packet, k·r per generation (fractions
+    /// accumulate from packet to packet); in [1, 10].
+    pub redundancy: f64,
+    /// Forwarding redundancy: re-encoded combinations a relay sends per innovative
+    /// combination it receives (fractions accumulate); in [1, 10].
+    pub forward_redundancy: f64,
+    /// The destination delivers decoded packets to the transport in order; a packet
+    /// still undecoded when a later one is ready is given up after this long; > 0.
+    pub give_up_s: f64,
+    /// Code the transport's pure acknowledgements too (ComboCoding codes the ACK flow
+    /// with the DATA flow's redundancy); false: they pass uncoded.
+    pub code_acks: bool,
+    /// Generations a relay or destination keeps decoding per flow direction (older ones
+    /// are dropped); 1-64.
+    pub generations_kept: u32,
+    /// A source closes its open generation when no packet has joined it for this long,
+    /// so that a TCP retransmission after a timeout starts a fresh generation instead of
+    /// joining one that lost a combination and can no longer be decoded; > 0.
+    pub close_idle_s: f64,
+}
+
+impl Default for PipelineCfg {
+    fn default() -> Self {
+        PipelineCfg {
+            generation_size: 16,
+            redundancy: 1.25,
+            forward_redundancy: 1.0,
+            give_up_s: 0.1,
+            code_acks: false,
+            generations_kept: 4,
+            close_idle_s: 0.1,
+        }
+    }
+}
+
+/// The coder's parameters, in engine units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PipelineParams {
+    /// k.
+    pub generation_size: usize,
+    /// r.
+    pub redundancy: f64,
+    /// Re-encoded combinations per innovative one.
+    pub forward_redundancy: f64,
+    /// How long an undecodable packet holds up the later ones.
+    pub give_up: Time,
+    /// Pure ACKs are coded too.
+    pub code_acks: bool,
+    /// Generations kept per flow direction.
+    pub generations_kept: usize,
+    /// Idle time after which a source closes its open generation.
+    pub close_idle: Time,
+}
+
+impl PipelineCfg {
+    /// Checks every value; `at` is the table's path (`scheme.pipeline`).
+    pub fn validate(&self, at: &str) -> R {
+        let f = |k: &str| format!("{at}.{k}");
+        if !(1..=64).contains(&self.generation_size) {
+            return Err(not_allowed(
+                &f("generation_size"),
+                self.generation_size,
+                "an integer in [1, 64]",
+            ));
+        }
+        for (k, v) in [
+            ("redundancy", self.redundancy),
+            ("forward_redundancy", self.forward_redundancy),
+        ] {
+            if !(1.0..=10.0).contains(&v) {
+                return Err(not_allowed(&f(k), v, "a number in [1, 10]"));
+            }
+        }
+        positive(&f("give_up_s"), self.give_up_s, "seconds")?;
+        positive(&f("close_idle_s"), self.close_idle_s, "seconds")?;
+        if !(1..=64).contains(&self.generations_kept) {
+            return Err(not_allowed(
+                &f("generations_kept"),
+                self.generations_kept,
+                "an integer in [1, 64]",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The parameters; `code_acks` forces ACK coding on (ComboCoding).
+    pub fn params(&self, code_acks: bool) -> PipelineParams {
+        PipelineParams {
+            generation_size: self.generation_size as usize,
+            redundancy: self.redundancy,
+            forward_redundancy: self.forward_redundancy,
+            give_up: secs(self.give_up_s),
+            code_acks: self.code_acks || code_acks,
+            generations_kept: self.generations_kept as usize,
+            close_idle: secs(self.close_idle_s),
+        }
+    }
+
+    /// The table as TOML lines (`key = value`), for the canonical scenario text.
+    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
+        kv("generation_size", self.generation_size.to_string());
+        kv("redundancy", toml_float(self.redundancy));
+        kv("forward_redundancy", toml_float(self.forward_redundancy));
+        kv("give_up_s", toml_float(self.give_up_s));
+        kv("code_acks", self.code_acks.to_string());
+        kv("generations_kept", self.generations_kept.to_string());
+        kv("close_idle_s", toml_float(self.close_idle_s));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_values_name_the_field() {
+        let e = PipelineCfg {
+            generation_size: 0,
+            ..PipelineCfg::default()
+        }
+        .validate("scheme.pipeline")
+        .unwrap_err();
+        assert_eq!(e.field, "scheme.pipeline.generation_size");
+        let e = PipelineCfg {
+            redundancy: 0.5,
+            ..PipelineCfg::default()
+        }
+        .validate("scheme.pipeline")
+        .unwrap_err();
+        assert_eq!(e.field, "scheme.pipeline.redundancy");
+        let e = PipelineCfg {
+            give_up_s: 0.0,
+            ..PipelineCfg::default()
+        }
+        .validate("scheme.pipeline")
+        .unwrap_err();
+        assert_eq!(e.field, "scheme.pipeline.give_up_s");
+        assert!(PipelineCfg::default().validate("scheme.pipeline").is_ok());
+    }
+}

@@ -1,0 +1,60 @@
+//! Intra-flow random linear coding for TCP: Pipeline coding (Chen, Oh, Tao, Gerla &
+//! Sanadidi, ICMU 2010, as Chen et al.'s ComboCoding paper describes it in "Intra-flow
+//! coding", Eq. 1-2): a source codes each packet at once with the packets of its
+//! generation so far, relays re-encode innovative packets and drop the rest, and the
+//! destination decodes progressively and hands packets up in order. TCP above is
+//! unmodified. The codec is `coding::rlnc`.
+
+pub mod coder;
+pub mod config;
+mod generations;
+mod sink;
+mod source;
+
+pub use coder::PipelineCoder;
+pub use config::{PipelineCfg, PipelineParams};
+
+/// Per-node counters of Pipeline coding (result columns `pl_*`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PipelineCounters {
+    /// Combinations this node sent as a source.
+    pub source_coded: u64,
+    /// Re-encoded combinations this node sent as a relay.
+    pub recoded: u64,
+    /// Innovative combinations received (relay or destination).
+    pub innovative: u64,
+    /// Non-innovative combinations received (a relay drops them).
+    pub not_innovative: u64,
+    /// Combinations for a generation already delivered, given up or no longer kept.
+    pub late: u64,
+    /// Packets decoded and handed up at a destination.
+    pub decoded: u64,
+    /// Packets a destination gave up on (never decoded in time).
+    pub given_up: u64,
+}
+
+impl PipelineCounters {
+    /// The counters' names in results, in `values` order.
+    pub const NAMES: [&'static str; 7] = [
+        "pl_source_coded",
+        "pl_recoded",
+        "pl_innovative",
+        "pl_not_innovative",
+        "pl_late",
+        "pl_decoded",
+        "pl_given_up",
+    ];
+
+    /// The counters in `NAMES` order.
+    pub fn values(&self) -> [u64; 7] {
+        [
+            self.source_coded,
+            self.recoded,
+            self.innovative,
+            self.not_innovative,
+            self.late,
+            self.decoded,
+            self.given_up,
+        ]
+    }
+}

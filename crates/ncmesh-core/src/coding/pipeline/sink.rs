@@ -1,0 +1,138 @@
+//! A flow direction's destination: progressive decoding (Chen et al. Eq. 2: a packet is
+//! handed up as soon as the triangle gives it), in order; a packet that cannot be decoded
+//! while a later one is ready is given up after `give_up` (Chen et al.: partial recovery of
+//! a generation; the transport above repairs what was given up).
+
+use super::generations::{Generation, Generations, Slot};
+use crate::coding::rlnc::Added;
+use crate::coding::Span;
+use crate::net::Packet;
+
+/// What a combination did at the destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Received {
+    /// Innovative (it may have decoded packets).
+    Innovative,
+    /// In the span of what the destination holds.
+    NotInnovative,
+    /// For a generation already delivered or given up.
+    Late,
+}
+
+/// One flow direction's destination state.
+#[derive(Debug, Default)]
+pub(super) struct Sink {
+    gens: Generations,
+    /// The next packet to hand up: (generation, position).
+    next: (u32, usize),
+    evicted: Vec<Generation>,
+}
+
+impl Sink {
+    /// A combination for this direction; decoded packets that are next in order go to
+    /// `up` (with their decoded bytes when payloads are carried).
+    pub(super) fn receive(
+        &mut self,
+        p: &Packet,
+        k: usize,
+        kept: usize,
+        up: &mut impl FnMut(Packet),
+    ) -> (Received, u64) {
+        let crate::net::L4::Coded(sym) = &p.l4 else {
+            unreachable!("a coded packet")
+        };
+        let Span::Generation { id, .. } = sym.span else {
+            unreachable!("a generation")
+        };
+        let crate::coding::Coeffs::Gf256(c) = &sym.coeffs else {
+            unreachable!("GF(2^8)")
+        };
+        if id < self.next.0 {
+            return (Received::Late, 0);
+        }
+        let i = match self.gens.slot(id, k, kept, &mut self.evicted) {
+            Slot::At(i) => i,
+            Slot::TooOld => return (Received::Late, 0),
+        };
+        let added = self.gens.add(i, c, sym.payload.as_deref(), &sym.natives);
+        let mut given_up = 0;
+        if !self.evicted.is_empty() {
+            // Generations pushed out before they were delivered: give up what is left.
+            let oldest = self.gens.oldest().expect("one kept");
+            if self.next.0 < oldest {
+                given_up += self.skip_to((oldest, 0), k);
+            }
+            self.evicted.clear();
+        }
+        self.deliver(k, up);
+        let r = match added {
+            Added::Innovative { .. } => Received::Innovative,
+            _ => Received::NotInnovative,
+        };
+        (r, given_up)
+    }
+
+    /// Hands up every decoded packet next in order.
+    fn deliver(&mut self, k: usize, up: &mut impl FnMut(Packet)) {
+        while let Some(g) = self.gens.find(self.next.0) {
+            let pos = self.next.1;
+            if !g.dec.is_decoded(pos as u64) {
+                return;
+            }
+            let mut native = g.natives[pos].clone();
+            if let (Some(own), Some(bytes)) = (&native.payload, g.dec.decoded_payload(pos as u64)) {
+                native.payload = Some(bytes[..own.len()].into());
+            }
+            up(native);
+            self.advance(k);
+        }
+    }
+
+    fn advance(&mut self, k: usize) {
+        self.next.1 += 1;
+        if self.next.1 == k {
+            self.next = (self.next.0 + 1, 0);
+            self.gens.drop_before(self.next.0);
+        }
+    }
+
+    /// Moves the cursor to `to`, counting the packets passed over that are known to
+    /// exist (spanned by a combination received: a source may close a generation early).
+    fn skip_to(&mut self, to: (u32, usize), k: usize) -> u64 {
+        let mut n = 0;
+        while self.next < to {
+            let (g, pos) = self.next;
+            n += u64::from(self.gens.find(g).is_some_and(|x| pos < x.natives.len()));
+            self.advance(k);
+        }
+        n
+    }
+
+    /// Is a decoded packet waiting behind an undecoded one?
+    pub(super) fn blocked(&self) -> bool {
+        self.first_ready_after().is_some()
+    }
+
+    /// The first decoded packet after the cursor.
+    fn first_ready_after(&self) -> Option<(u32, usize)> {
+        for g in self.gens.iter().filter(|g| g.id >= self.next.0) {
+            let from = if g.id == self.next.0 { self.next.1 } else { 0 };
+            let w = g.natives.len();
+            if let Some(pos) = (from..w).find(|&j| g.dec.is_decoded(j as u64)) {
+                return Some((g.id, pos));
+            }
+        }
+        None
+    }
+
+    /// The give-up time has passed: skip to the next decoded packet and hand up what
+    /// follows in order. Returns the packets given up.
+    pub(super) fn give_up(&mut self, k: usize, up: &mut impl FnMut(Packet)) -> u64 {
+        let Some(to) = self.first_ready_after() else {
+            return 0;
+        };
+        let n = self.skip_to(to, k);
+        self.deliver(k, up);
+        n
+    }
+}

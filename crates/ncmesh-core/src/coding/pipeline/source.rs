@@ -1,0 +1,120 @@
+//! A flow direction's source (Chen et al. Eq. 1): each packet joins the current
+//! generation and triggers combinations of the packets in it so far, r per packet on
+//! average; after k packets the next generation begins.
+
+use super::config::PipelineParams;
+use crate::coding::rlnc::{combine, random_coeffs, Gf256};
+use crate::coding::{CodedSymbol, Coeffs, Span};
+use crate::engine::{Rng, Time};
+use crate::net::{NodeId, Packet, L4};
+use std::sync::Arc;
+
+/// Bytes a coded packet adds to the longest packet it spans: generation number (4),
+/// packets spanned (1), one coefficient per packet (docs/assumptions.md).
+pub(super) fn header_bytes(spanned: usize) -> u32 {
+    5 + spanned as u32
+}
+
+/// A coded packet of generation `gen` over `natives[..coeffs.len()]`, from `src` to `dst`.
+pub(super) fn coded_packet(
+    src: NodeId,
+    gen: u32,
+    natives: &Arc<[Packet]>,
+    coeffs: &[u8],
+    payload: Option<Box<[u8]>>,
+) -> Packet {
+    let m = coeffs.len();
+    let first = &natives[0];
+    Packet {
+        uid: 0,
+        flow: first.flow,
+        src,
+        dst: first.dst,
+        ttl: 0,
+        ip_bytes: natives[..m].iter().map(|p| p.ip_bytes).max().unwrap_or(0) + header_bytes(m),
+        created: 0,
+        l4: L4::Coded(Box::new(CodedSymbol {
+            span: Span::Generation {
+                id: gen,
+                size: m as u16,
+            },
+            coeffs: Coeffs::Gf256(coeffs.into()),
+            payload,
+            natives: natives.clone(),
+            header: None,
+        })),
+        payload: None,
+    }
+}
+
+/// The payload of a combination, when the natives carry bytes.
+pub(super) fn combined_payload(
+    natives: &[Packet],
+    coeffs: &[u8],
+    buf: &mut Vec<u8>,
+) -> Option<Box<[u8]>> {
+    if natives.iter().all(|p| p.payload.is_none()) {
+        return None;
+    }
+    let views: Vec<&[u8]> = natives
+        .iter()
+        .map(|p| p.payload.as_deref().unwrap_or(&[]))
+        .collect();
+    combine::<Gf256>(coeffs, &views, buf);
+    Some(buf.as_slice().into())
+}
+
+/// One flow direction's source state.
+#[derive(Debug, Default)]
+pub(super) struct Source {
+    gen: u32,
+    natives: Vec<Packet>,
+    /// When the last packet joined the open generation.
+    last: Time,
+    credit: f64,
+    coeffs: Vec<u8>,
+    buf: Vec<u8>,
+}
+
+impl Source {
+    /// Packet `p` from the transport: joins the generation; the combinations it triggers
+    /// go to `send`. Returns how many were sent.
+    pub(super) fn push(
+        &mut self,
+        now: Time,
+        node: NodeId,
+        p: Packet,
+        params: &PipelineParams,
+        rng: &mut Rng,
+        send: &mut impl FnMut(Packet),
+    ) -> u64 {
+        if !self.natives.is_empty() && now - self.last > params.close_idle {
+            self.gen += 1;
+            self.natives.clear();
+        }
+        self.last = now;
+        self.natives.push(p);
+        let natives: Arc<[Packet]> = self.natives.as_slice().into();
+        let m = natives.len();
+        self.credit += params.redundancy;
+        let mut sent = 0;
+        while self.credit >= 1.0 {
+            self.credit -= 1.0;
+            random_coeffs::<Gf256>(rng, m, &mut self.coeffs);
+            let payload = combined_payload(&natives, &self.coeffs, &mut self.buf);
+            send(coded_packet(
+                node,
+                self.gen,
+                &natives,
+                &self.coeffs,
+                payload,
+            ));
+            sent += 1;
+        }
+        if m == params.generation_size {
+            self.gen += 1;
+            self.natives.clear();
+        }
+        sent
+    }
+}
