@@ -20,6 +20,7 @@
 //! `[scheme.<family>]` table; `registry` is the one table of schemes.
 
 pub mod body;
+pub mod combocoding;
 pub mod cx;
 pub mod flow;
 pub mod ncaqm;

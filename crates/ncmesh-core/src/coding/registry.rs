@@ -11,13 +11,15 @@
 //! multipath scheme that generates and acknowledges its own combinations), and then runs
 //! only with `scheme.intra = "none"`; validation refuses the rest with the reason.
 
+use super::combocoding::ComboCfg;
 use super::ncaqm::{NcaqmCfg, NcaqmQueue};
 use super::passthrough::PassThrough;
-use super::piggycode::{PiggyCfg, PiggyCounters, PiggyScheme};
+use super::piggycode::{PiggyCfg, PiggyCounters, PiggyScheme, WaitRule};
 use super::pipeline::{PipelineCfg, PipelineCoder, PipelineCounters};
 use super::xor::fifo::FifoQueue;
 use super::xor::{XorCfg, XorCounters, XorScheme};
 use super::{CodingScheme, FlowCoder};
+use crate::engine::secs;
 use crate::scenario::check::R;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::{Deserialize, Serialize};
@@ -41,7 +43,10 @@ pub struct SchemeCfg {
     /// Markopoulou §VII: COPE's FIFO with two-hop butterfly codes as well), `"piggycode"`
     /// (PiggyCode: a relay XORs a TCP DATA with a queued ACK of the same session, Takimoto
     /// et al. §II), `"waittime"` (PiggyCode with Takimoto et al.'s wait time for DATA at
-    /// relays, fixed or configured, §III-IV; ComboCoding's timer T with `wait_s = 0.004`).
+    /// relays, fixed or configured, §III-IV), `"pipeline"` (Pipeline coding end to end over
+    /// a FIFO: the same as `intra = "pipeline"`), `"combocoding"` (ComboCoding, Chen et
+    /// al.: Pipeline coding of DATA and ACKs under DATA/ACK XOR at relays with the timer
+    /// T of `[scheme.combocoding]`, DATA and ACK told apart by direction).
     pub name: String,
     /// End-to-end (intra-flow) coder above it at every node: `"none"` (packets pass
     /// between transport and network as they are), `"pipeline"` (Pipeline coding, Chen
@@ -57,6 +62,8 @@ pub struct SchemeCfg {
     pub piggycode: PiggyCfg,
     /// Pipeline coding (intra-flow random linear coding).
     pub pipeline: PipelineCfg,
+    /// ComboCoding's inter-flow timer.
+    pub combocoding: ComboCfg,
 }
 
 impl Default for SchemeCfg {
@@ -68,6 +75,7 @@ impl Default for SchemeCfg {
             ncaqm: NcaqmCfg::default(),
             piggycode: PiggyCfg::default(),
             pipeline: PipelineCfg::default(),
+            combocoding: ComboCfg::default(),
         }
     }
 }
@@ -92,6 +100,9 @@ pub enum Compose {
     Any,
     /// None: it does the end-to-end coding of its flows itself (the reason, for errors).
     Alone(&'static str),
+    /// This one: the scheme is a composition that includes it (`scheme.intra` may name
+    /// it or be left `"none"`).
+    With(&'static str),
 }
 
 /// One end-to-end (intra-flow) coder: its name in `scheme.intra`.
@@ -118,7 +129,11 @@ pub const INTRA: &[IntraEntry] = &[
         name: "pipeline",
         help: "Pipeline coding (Chen et al.): each packet coded at once with its generation so far, relays re-encode, the destination decodes on arrival",
         families: &["pipeline"],
-        make: |s| Some(Box::new(PipelineCoder::new(s.scheme.pipeline.params(false)))),
+        // ComboCoding codes the ACK flow with the DATA flow's redundancy (Chen et al.).
+        make: |s| {
+            let combo = s.scheme.name == "combocoding";
+            Some(Box::new(PipelineCoder::new(s.scheme.pipeline.params(combo))))
+        },
     },
 ];
 
@@ -193,6 +208,27 @@ pub const SCHEMES: &[SchemeEntry] = &[
         compose: Compose::Any,
         make: |s| Box::new(PiggyScheme::new(s.scheme.piggycode.params(true))),
     },
+    SchemeEntry {
+        name: "pipeline",
+        help: "Pipeline coding (Chen et al.) end to end over a drop-tail FIFO: the same as scheme.intra = \"pipeline\"",
+        families: &["pipeline"],
+        compose: Compose::With("pipeline"),
+        make: |s| Box::new(PassThrough::new(s.mac.queue_packets as usize)),
+    },
+    SchemeEntry {
+        name: "combocoding",
+        help: "ComboCoding (Chen et al.): Pipeline coding of DATA and ACKs, XORed DATA/ACK at relays with timer T",
+        families: &["pipeline", "piggycode", "combocoding"],
+        compose: Compose::With("pipeline"),
+        make: |s| {
+            // PiggyCode's machinery with the direction rule and the timer T
+            // (docs/assumptions.md, ComboCoding).
+            let mut p = s.scheme.piggycode.params(true);
+            p.wait = WaitRule::Fixed(secs(s.scheme.combocoding.timer_s));
+            p.data_sources = Some(s.flows.iter().map(|f| f.src).collect());
+            Box::new(PiggyScheme::new(p))
+        },
+    },
 ];
 
 /// Every family.
@@ -212,6 +248,10 @@ pub const FAMILIES: &[FamilyEntry] = &[
     FamilyEntry {
         name: "pipeline",
         counters: &PipelineCounters::NAMES,
+    },
+    FamilyEntry {
+        name: "combocoding",
+        counters: &[],
     },
 ];
 
@@ -258,12 +298,20 @@ pub fn validate(k: &SchemeCfg) -> R {
     k.xor.validate("scheme.xor")?;
     k.ncaqm.validate("scheme.ncaqm")?;
     k.piggycode.validate("scheme.piggycode")?;
-    k.pipeline.validate("scheme.pipeline")
+    k.pipeline.validate("scheme.pipeline")?;
+    k.combocoding.validate("scheme.combocoding")
 }
 
 /// Can `flow` run above `hop`?
 fn compose(hop: &SchemeEntry, flow: &IntraEntry) -> R {
     match hop.compose {
+        Compose::With(own) if flow.name != "none" && flow.name != own => Err(ScenarioError::new(
+            "scheme.intra",
+            format!(
+                "\"{}\" cannot run with scheme.name = \"{}\", which includes \"{own}\"; use scheme.intra = \"none\" or \"{own}\"",
+                flow.name, hop.name
+            ),
+        )),
         Compose::Alone(why) if flow.name != "none" => Err(ScenarioError::new(
             "scheme.intra",
             format!(
@@ -285,7 +333,11 @@ pub fn make_scheme(s: &Scenario) -> Result<Box<dyn CodingScheme>, ScenarioError>
 /// The end-to-end coder of one node of scenario `s`, if it names one.
 pub fn make_flow(s: &Scenario) -> Result<Option<Box<dyn FlowCoder>>, ScenarioError> {
     validate(&s.scheme)?;
-    let e = intra(&s.scheme.intra).expect("validated");
+    let name = match scheme(&s.scheme.name).expect("validated").compose {
+        Compose::With(own) => own,
+        _ => s.scheme.intra.as_str(),
+    };
+    let e = intra(name).expect("validated");
     Ok((e.make)(s))
 }
 
@@ -319,6 +371,7 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
     table("ncaqm", &|kv| k.ncaqm.emit(kv));
     table("piggycode", &|kv| k.piggycode.emit(kv));
     table("pipeline", &|kv| k.pipeline.emit(kv));
+    table("combocoding", &|kv| k.combocoding.emit(kv));
 }
 
 #[cfg(test)]
@@ -404,7 +457,30 @@ mod tests {
         assert_eq!(e.field, "scheme.name");
         assert_eq!(
             e.message,
-            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime"
+            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime, pipeline, combocoding"
         );
+    }
+
+    #[test]
+    fn a_composition_runs_its_own_coder_and_refuses_another() {
+        // scheme.intra may be left "none" or name the composition's own coder.
+        for intra in ["none", "pipeline"] {
+            let k = SchemeCfg {
+                name: "combocoding".into(),
+                intra: intra.into(),
+                ..SchemeCfg::default()
+            };
+            assert!(validate(&k).is_ok(), "{intra}");
+        }
+        let combo = scheme("combocoding").unwrap();
+        let other = IntraEntry {
+            name: "tcp-nc",
+            help: "",
+            families: &[],
+            make: |_| None,
+        };
+        let e = compose(combo, &other).unwrap_err();
+        assert_eq!(e.field, "scheme.intra");
+        assert!(e.message.contains("includes \"pipeline\""), "{}", e.message);
     }
 }

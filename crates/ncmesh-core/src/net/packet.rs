@@ -51,6 +51,24 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// The bytes it carries above IP, when the scenario carries payload bytes: the
+    /// application payload, or a coded symbol's combination (what an XOR of packets
+    /// combines).
+    pub fn carried(&self) -> Option<&[u8]> {
+        match &self.l4 {
+            L4::Coded(c) => c.payload.as_deref(),
+            _ => self.payload.as_deref(),
+        }
+    }
+
+    /// Replaces the bytes `carried` returns (a decoder's recovered bytes).
+    pub fn set_carried(&mut self, bytes: Box<[u8]>) {
+        match &mut self.l4 {
+            L4::Coded(c) => c.payload = Some(bytes),
+            _ => self.payload = Some(bytes),
+        }
+    }
+
     /// Its TCP header, if it is a TCP segment.
     pub fn tcp(&self) -> Option<&TcpHeader> {
         match &self.l4 {

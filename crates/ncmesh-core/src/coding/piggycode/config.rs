@@ -132,6 +132,9 @@ pub struct PiggyParams {
     pub decode_max_wait: Time,
     /// Coded packets go to the head of the interface queue.
     pub at_head: bool,
+    /// ComboCoding: DATA and ACK by direction, each flow's DATA sender by flow index
+    /// (None: PiggyCode, by the TCP header).
+    pub data_sources: Option<std::sync::Arc<[crate::net::NodeId]>>,
 }
 
 impl PiggyCfg {
@@ -195,6 +198,7 @@ impl PiggyCfg {
             decode_poll: secs(self.decode_poll_s),
             decode_max_wait: secs(self.decode_max_wait_s),
             at_head: self.at_head,
+            data_sources: None,
         }
     }
 

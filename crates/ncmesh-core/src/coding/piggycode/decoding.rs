@@ -40,12 +40,8 @@ pub(super) struct Decoder {
 /// carried, XORed out of the frame's coded payload).
 fn decode(pkt: &Packet, coded: Option<&[u8]>, partner: &Packet) -> Packet {
     let mut out = pkt.clone();
-    if let (Some(c), Some(own)) = (coded, &pkt.payload) {
-        out.payload = Some(recover(
-            c,
-            [partner.payload.as_deref()].into_iter(),
-            own.len(),
-        ));
+    if let (Some(c), Some(own)) = (coded, pkt.carried()) {
+        out.set_carried(recover(c, [partner.carried()].into_iter(), own.len()));
     }
     out
 }

@@ -25,7 +25,7 @@ use crate::coding::{
     Addressed, Body, CodingScheme, Occupancy, OutFrame, PollAt, Rx, SchemeCx, TxOutcome,
 };
 use crate::engine::Time;
-use crate::net::{DropReason, NextHop, NodeId, Packet};
+use crate::net::{DropReason, NextHop, NodeId, Packet, L4};
 use crate::phy::timing::LLC_BYTES;
 use smallvec::SmallVec;
 use std::collections::VecDeque;
@@ -48,11 +48,20 @@ fn at_relay(p: &Packet, node: NodeId) -> bool {
     p.src != node && p.dst != node
 }
 
-fn role(p: &Packet) -> Role {
-    match p.tcp() {
-        Some(h) if h.len > 0 => Role::Data,
-        Some(_) => Role::Ack,
-        None => Role::Other,
+/// PiggyCode reads the TCP header; ComboCoding looks at the direction only (Chen et al.,
+/// "Protocol design": its packets are intra-flow combinations), so with `data_sources`
+/// (each flow's DATA sender) a TCP or Pipeline-coded packet is DATA when it comes from
+/// its flow's sender and ACK otherwise.
+fn role(p: &Packet, data_sources: Option<&[NodeId]>) -> Role {
+    match (data_sources, &p.l4) {
+        (None, L4::Tcp(h)) if h.len > 0 => Role::Data,
+        (None, L4::Tcp(_)) => Role::Ack,
+        (Some(srcs), L4::Tcp(_) | L4::Coded(_)) => match srcs.get(p.flow as usize) {
+            Some(&s) if s == p.src => Role::Data,
+            Some(_) => Role::Ack,
+            None => Role::Other,
+        },
+        _ => Role::Other,
     }
 }
 
@@ -134,7 +143,7 @@ impl PiggyScheme {
     /// `h` (which has role `want`'s opposite).
     fn find_in_ifq(&self, h: &Held, want: Role) -> Option<usize> {
         self.ifq.iter().position(|s| match s {
-            Slot::Native(o) if role(&o.pkt) == want => match want {
+            Slot::Native(o) if role(&o.pkt, self.p.data_sources.as_deref()) == want => match want {
                 Role::Ack => Self::pair(h, o),
                 _ => Self::pair(o, h),
             },
@@ -262,9 +271,8 @@ impl PiggyScheme {
         self.decoder.store(now, &data.pkt);
         self.decoder.store(now, &ack.pkt);
         // The shorter packet is padded to the longer (Chen et al., ComboCoding).
-        let coded_payload = (data.pkt.payload.is_some() || ack.pkt.payload.is_some()).then(|| {
-            xor_all([data.pkt.payload.as_deref(), ack.pkt.payload.as_deref()].into_iter())
-        });
+        let coded_payload = (data.pkt.carried().is_some() || ack.pkt.carried().is_some())
+            .then(|| xor_all([data.pkt.carried(), ack.pkt.carried()].into_iter()));
         let len = data.pkt.ip_bytes.max(ack.pkt.ip_bytes);
         let mut intended = SmallVec::new();
         intended.push(data.next);
@@ -288,7 +296,7 @@ impl PiggyScheme {
 impl CodingScheme for PiggyScheme {
     fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]) {
         let next = hops[0].node;
-        let r = role(&pkt);
+        let r = role(&pkt, self.p.data_sources.as_deref());
         if r == Role::Other || !at_relay(&pkt, cx.node) {
             return self.push_native(
                 cx,
@@ -322,7 +330,7 @@ impl CodingScheme for PiggyScheme {
     fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame> {
         let (mac_rx, body) = match self.ifq.pop_front()? {
             Slot::Native(h) => {
-                let r = role(&h.pkt);
+                let r = role(&h.pkt, self.p.data_sources.as_deref());
                 if r != Role::Other {
                     self.decoder.store(cx.now, &h.pkt);
                 }

@@ -52,6 +52,11 @@ fn entry<T: Default>(v: &mut Vec<(Dir, T)>, d: Dir) -> &mut T {
     &mut v[i].1
 }
 
+/// Does coded packet `p` carry pure TCP acknowledgements?
+fn pure_acks(p: &Packet) -> bool {
+    matches!(&p.l4, L4::Coded(s) if s.natives.first().and_then(|n| n.tcp()).is_some_and(|h| h.len == 0))
+}
+
 impl PipelineCoder {
     /// A node's coder.
     pub fn new(params: PipelineParams) -> PipelineCoder {
@@ -86,6 +91,9 @@ impl PipelineCoder {
     fn sink_up(&mut self, cx: &mut FlowCx, d: Dir, p: Packet) {
         let (k, kept) = (self.params.generation_size, self.params.generations_kept);
         let sink = entry(&mut self.sinks, d);
+        if sink.is_new() {
+            sink.unordered = pure_acks(&p);
+        }
         let mut decoded = 0;
         let (r, given_up) = sink.receive(&p, k, kept, &mut |n| {
             decoded += 1;
@@ -151,7 +159,7 @@ impl FlowCoder for PipelineCoder {
             unreachable!()
         };
         let relay = entry(&mut self.relays, d);
-        let i = match relay.gens.slot(id, k, kept, &mut relay.evicted) {
+        let i = match relay.gens.slot(sym, id, k, kept, &mut relay.evicted) {
             Slot::At(i) => i,
             Slot::TooOld => {
                 self.counters.late += 1;
@@ -168,10 +176,17 @@ impl FlowCoder for PipelineCoder {
         }
         self.counters.innovative += 1;
         let (src, carry) = (p.src, sym.payload.is_some());
-        cx.consume(p);
         // Re-encode what the generation holds (Ho et al.), forwarding redundancy per
-        // innovative packet.
-        relay.credit += self.params.forward_redundancy;
+        // innovative packet; ComboCoding sends the received packet itself as the first
+        // (Chen et al., Fig. 5: it is XORed as received, and re-encoded only if no
+        // partner comes within T; ours goes on as received then too).
+        if self.params.forward_received {
+            relay.credit += self.params.forward_redundancy - 1.0;
+            cx.pass(p);
+        } else {
+            relay.credit += self.params.forward_redundancy;
+            cx.consume(p);
+        }
         let g = relay.gens.get(i);
         while relay.credit >= 1.0 {
             relay.credit -= 1.0;
@@ -184,7 +199,14 @@ impl FlowCoder for PipelineCoder {
             self.coeffs.resize(lo, 0);
             self.coeffs.extend_from_slice(&self.part);
             let payload = carry.then(|| self.buf.as_slice().into());
-            cx.send(coded_packet(src, g.id, &g.natives, &self.coeffs, payload));
+            cx.send(coded_packet(
+                src,
+                g.id,
+                &g.natives,
+                &self.coeffs,
+                payload,
+                &g.header,
+            ));
             self.counters.recoded += 1;
         }
     }

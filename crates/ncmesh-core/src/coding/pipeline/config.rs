@@ -38,8 +38,8 @@ impl Default for PipelineCfg {
     fn default() -> Self {
         PipelineCfg {
             generation_size: 16,
-            redundancy: 1.25,
-            forward_redundancy: 1.0,
+            redundancy: 1.4,
+            forward_redundancy: 1.4,
             give_up_s: 0.1,
             code_acks: false,
             generations_kept: 4,
@@ -65,6 +65,10 @@ pub struct PipelineParams {
     pub generations_kept: usize,
     /// Idle time after which a source closes its open generation.
     pub close_idle: Time,
+    /// A relay sends an innovative combination on as it came, re-encoding only the
+    /// redundancy beyond one (ComboCoding: the received packet is what the DATA/ACK XOR
+    /// below pairs, so that each neighbour holds its partner).
+    pub forward_received: bool,
 }
 
 impl PipelineCfg {
@@ -98,16 +102,18 @@ impl PipelineCfg {
         Ok(())
     }
 
-    /// The parameters; `code_acks` forces ACK coding on (ComboCoding).
-    pub fn params(&self, code_acks: bool) -> PipelineParams {
+    /// The parameters; `combo` for ComboCoding (ACKs coded, received combinations sent
+    /// on as they came).
+    pub fn params(&self, combo: bool) -> PipelineParams {
         PipelineParams {
             generation_size: self.generation_size as usize,
             redundancy: self.redundancy,
             forward_redundancy: self.forward_redundancy,
             give_up: secs(self.give_up_s),
-            code_acks: self.code_acks || code_acks,
+            code_acks: self.code_acks || combo,
             generations_kept: self.generations_kept as usize,
             close_idle: secs(self.close_idle_s),
+            forward_received: combo,
         }
     }
 

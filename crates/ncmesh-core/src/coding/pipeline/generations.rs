@@ -2,7 +2,9 @@
 //! newest `kept` ones, each a progressive decoder over its k packets and the packets as
 //! the source sent them (the longest `natives` seen: later combinations span more).
 
+use super::header::PipelineHeader;
 use crate::coding::rlnc::{Added, Decoder, Gf256};
+use crate::coding::{CodedSymbol, Header};
 use crate::net::Packet;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -16,6 +18,10 @@ pub(super) struct Generation {
     pub(super) dec: Decoder<Gf256>,
     /// Its packets as the source sent them, as far as any combination has spanned.
     pub(super) natives: Arc<[Packet]>,
+    /// Its header as the source wrote it (relays copy it onto what they re-encode).
+    pub(super) header: Header,
+    /// The previous generation's length, from the header.
+    pub(super) prev_len: usize,
 }
 
 /// Where a combination for generation `id` landed.
@@ -37,6 +43,7 @@ impl Generations {
     /// if it is newer than all; `evicted` gets the ids dropped.
     pub(super) fn slot(
         &mut self,
+        sym: &CodedSymbol,
         id: u32,
         k: usize,
         kept: usize,
@@ -50,10 +57,20 @@ impl Generations {
         {
             return Slot::TooOld;
         }
+        let header = sym
+            .header
+            .clone()
+            .expect("a Pipeline combination has its header");
+        let any: &dyn std::any::Any = &*header;
+        let prev_len = any
+            .downcast_ref::<PipelineHeader>()
+            .map_or(0, |h| h.prev_len as usize);
         self.gens.push_back(Generation {
             id,
             dec: Decoder::new(0, k),
             natives: Arc::from(Vec::new()),
+            header,
+            prev_len,
         });
         while self.gens.len() > kept {
             evicted.extend(self.gens.pop_front());

@@ -8,11 +8,13 @@
 pub mod coder;
 pub mod config;
 mod generations;
+pub mod header;
 mod sink;
 mod source;
 
 pub use coder::PipelineCoder;
 pub use config::{PipelineCfg, PipelineParams};
+pub use header::PipelineHeader;
 
 /// Per-node counters of Pipeline coding (result columns `pl_*`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

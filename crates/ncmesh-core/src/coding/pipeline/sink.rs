@@ -8,6 +8,17 @@ use crate::coding::rlnc::Added;
 use crate::coding::Span;
 use crate::net::Packet;
 
+/// Packet `pos` of a generation as decoded: the source's packet, with the bytes the
+/// decoder recovered when payloads are carried.
+fn decoded(g: &Generation, pos: usize) -> Packet {
+    let mut native = g.natives[pos].clone();
+    if let (Some(own), Some(bytes)) = (native.carried(), g.dec.decoded_payload(pos as u64)) {
+        let len = own.len();
+        native.set_carried(bytes[..len].into());
+    }
+    native
+}
+
 /// What a combination did at the destination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Received {
@@ -22,6 +33,10 @@ pub(super) enum Received {
 /// One flow direction's destination state.
 #[derive(Debug, Default)]
 pub(super) struct Sink {
+    /// Hand packets up as soon as they decode, in any order: for a direction of pure
+    /// TCP ACKs, which are cumulative (a later one says all an earlier one says), so
+    /// holding one back for an undecoded earlier one only delays the sender.
+    pub(super) unordered: bool,
     gens: Generations,
     /// The next packet to hand up: (generation, position).
     next: (u32, usize),
@@ -50,21 +65,28 @@ impl Sink {
         if id < self.next.0 {
             return (Received::Late, 0);
         }
-        let i = match self.gens.slot(id, k, kept, &mut self.evicted) {
+        let i = match self.gens.slot(sym, id, k, kept, &mut self.evicted) {
             Slot::At(i) => i,
             Slot::TooOld => return (Received::Late, 0),
         };
         let added = self.gens.add(i, c, sym.payload.as_deref(), &sym.natives);
         let mut given_up = 0;
-        if !self.evicted.is_empty() {
+        if !self.evicted.is_empty() && !self.unordered {
             // Generations pushed out before they were delivered: give up what is left.
             let oldest = self.gens.oldest().expect("one kept");
             if self.next.0 < oldest {
                 given_up += self.skip_to((oldest, 0), k);
             }
-            self.evicted.clear();
         }
-        self.deliver(k, up);
+        self.evicted.clear();
+        if self.unordered {
+            let g = self.gens.get(i);
+            for &pos in g.dec.newly_decoded() {
+                up(decoded(g, pos as usize));
+            }
+        } else {
+            self.deliver(k, up);
+        }
         let r = match added {
             Added::Innovative { .. } => Received::Innovative,
             _ => Received::NotInnovative,
@@ -72,18 +94,30 @@ impl Sink {
         (r, given_up)
     }
 
-    /// Hands up every decoded packet next in order.
+    /// Has it received nothing yet?
+    pub(super) fn is_new(&self) -> bool {
+        self.gens.oldest().is_none() && self.next == (0, 0)
+    }
+
+    /// Hands up every decoded packet next in order, and moves past the end of a
+    /// generation its source closed early (the next generation's header says where).
     fn deliver(&mut self, k: usize, up: &mut impl FnMut(Packet)) {
-        while let Some(g) = self.gens.find(self.next.0) {
-            let pos = self.next.1;
+        loop {
+            let (gen, pos) = self.next;
+            let ended = self
+                .gens
+                .find(gen + 1)
+                .is_some_and(|n| n.prev_len > 0 && pos >= n.prev_len);
+            if ended {
+                self.next = (gen + 1, 0);
+                self.gens.drop_before(gen + 1);
+                continue;
+            }
+            let Some(g) = self.gens.find(gen) else { return };
             if !g.dec.is_decoded(pos as u64) {
                 return;
             }
-            let mut native = g.natives[pos].clone();
-            if let (Some(own), Some(bytes)) = (&native.payload, g.dec.decoded_payload(pos as u64)) {
-                native.payload = Some(bytes[..own.len()].into());
-            }
-            up(native);
+            up(decoded(g, pos));
             self.advance(k);
         }
     }
@@ -110,7 +144,7 @@ impl Sink {
 
     /// Is a decoded packet waiting behind an undecoded one?
     pub(super) fn blocked(&self) -> bool {
-        self.first_ready_after().is_some()
+        !self.unordered && self.first_ready_after().is_some()
     }
 
     /// The first decoded packet after the cursor.

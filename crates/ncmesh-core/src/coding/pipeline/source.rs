@@ -3,16 +3,18 @@
 //! average; after k packets the next generation begins.
 
 use super::config::PipelineParams;
+use super::header::PipelineHeader;
 use crate::coding::rlnc::{combine, random_coeffs, Gf256};
-use crate::coding::{CodedSymbol, Coeffs, Span};
+use crate::coding::{CodedSymbol, Coeffs, Header, Span};
 use crate::engine::{Rng, Time};
 use crate::net::{NodeId, Packet, L4};
 use std::sync::Arc;
 
 /// Bytes a coded packet adds to the longest packet it spans: generation number (4),
-/// packets spanned (1), one coefficient per packet (docs/assumptions.md).
+/// packets spanned (1), the previous generation's length (1), one coefficient per packet
+/// (docs/assumptions.md).
 pub(super) fn header_bytes(spanned: usize) -> u32 {
-    5 + spanned as u32
+    6 + spanned as u32
 }
 
 /// A coded packet of generation `gen` over `natives[..coeffs.len()]`, from `src` to `dst`.
@@ -22,6 +24,7 @@ pub(super) fn coded_packet(
     natives: &Arc<[Packet]>,
     coeffs: &[u8],
     payload: Option<Box<[u8]>>,
+    header: &Header,
 ) -> Packet {
     let m = coeffs.len();
     let first = &natives[0];
@@ -41,7 +44,7 @@ pub(super) fn coded_packet(
             coeffs: Coeffs::Gf256(coeffs.into()),
             payload,
             natives: natives.clone(),
-            header: None,
+            header: Some(header.clone()),
         })),
         payload: None,
     }
@@ -65,9 +68,11 @@ pub(super) fn combined_payload(
 }
 
 /// One flow direction's source state.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Source {
     gen: u32,
+    /// The open generation's header (the previous generation's length).
+    header: Header,
     natives: Vec<Packet>,
     /// When the last packet joined the open generation.
     last: Time,
@@ -76,7 +81,30 @@ pub(super) struct Source {
     buf: Vec<u8>,
 }
 
+impl Default for Source {
+    fn default() -> Source {
+        Source {
+            gen: 0,
+            header: Arc::new(PipelineHeader { prev_len: 0 }),
+            natives: Vec::new(),
+            last: 0,
+            credit: 0.0,
+            coeffs: Vec::new(),
+            buf: Vec::new(),
+        }
+    }
+}
+
 impl Source {
+    /// Closes the open generation: the next packet starts generation `gen + 1`.
+    fn close(&mut self) {
+        self.header = Arc::new(PipelineHeader {
+            prev_len: self.natives.len() as u16,
+        });
+        self.gen += 1;
+        self.natives.clear();
+    }
+
     /// Packet `p` from the transport: joins the generation; the combinations it triggers
     /// go to `send`. Returns how many were sent.
     pub(super) fn push(
@@ -89,8 +117,7 @@ impl Source {
         send: &mut impl FnMut(Packet),
     ) -> u64 {
         if !self.natives.is_empty() && now - self.last > params.close_idle {
-            self.gen += 1;
-            self.natives.clear();
+            self.close();
         }
         self.last = now;
         self.natives.push(p);
@@ -108,12 +135,12 @@ impl Source {
                 &natives,
                 &self.coeffs,
                 payload,
+                &self.header,
             ));
             sent += 1;
         }
         if m == params.generation_size {
-            self.gen += 1;
-            self.natives.clear();
+            self.close();
         }
         sent
     }
