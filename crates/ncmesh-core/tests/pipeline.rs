@@ -151,3 +151,40 @@ fn scheme_pipeline_is_the_intra_coder_over_a_fifo() {
     assert_eq!(by_scheme.flows, by_intra.flows);
     assert_eq!(by_scheme.events, by_intra.events);
 }
+
+#[test]
+fn loss_adaptation_estimates_the_link_loss_and_raises_the_redundancy() {
+    // One hop, the DATA link losing 10% of its packets after the MAC (retries cannot
+    // help); the ACK flow is coded too and carries the receiver's counts back.
+    let mut s = string(1, "pipeline", 0.0, 60.0);
+    s.scheme.pipeline.adaptive = true;
+    s.scheme.pipeline.code_acks = true;
+    s.loss.push(LossCfg {
+        links: vec![[0, 1]],
+        rate: 0.1,
+        frames: LossFrames::Network,
+        ..LossCfg::default()
+    });
+    let r = run(&s).unwrap();
+    assert!(r.conservation.balanced);
+    assert_eq!(r.flows[0].payload_errors, 0);
+    let (est, updates) = (at(&r, 0, "pl_loss_permille"), at(&r, 0, "pl_loss_updates"));
+    assert!(updates >= 100, "{updates} updates");
+    assert!(
+        (50..=200).contains(&est),
+        "estimated {est} per mille for 100"
+    );
+    // Without adaptation nothing is estimated.
+    s.scheme.pipeline.adaptive = false;
+    let r = run(&s).unwrap();
+    assert_eq!(total(&r, "pl_loss_updates"), 0);
+}
+
+#[test]
+fn adaptation_without_a_coded_ack_flow_is_refused_with_one_line() {
+    let mut s = string(2, "pipeline", 0.0, 5.0);
+    s.scheme.pipeline.adaptive = true;
+    let e = run(&s).unwrap_err().to_string();
+    assert!(e.contains("scheme.pipeline.adaptive"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+}

@@ -299,7 +299,16 @@ pub fn validate(k: &SchemeCfg) -> R {
     k.ncaqm.validate("scheme.ncaqm")?;
     k.piggycode.validate("scheme.piggycode")?;
     k.pipeline.validate("scheme.pipeline")?;
-    k.combocoding.validate("scheme.combocoding")
+    k.combocoding.validate("scheme.combocoding")?;
+    // Loss adaptation reads the counts the opposite direction carries: it must be coded.
+    let pipeline = k.intra == "pipeline" || matches!(hop.compose, Compose::With("pipeline"));
+    if pipeline && k.pipeline.adaptive && !k.pipeline.code_acks && k.name != "combocoding" {
+        return Err(ScenarioError::new(
+            "scheme.pipeline.adaptive",
+            "true needs the ACK flow coded too (its packets carry the loss counts): set scheme.pipeline.code_acks = true or use scheme.name = \"combocoding\"",
+        ));
+    }
+    Ok(())
 }
 
 /// Can `flow` run above `hop`?

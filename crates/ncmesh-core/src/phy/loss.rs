@@ -14,7 +14,20 @@ struct Rule {
     /// Sorted directed links; empty = all links.
     links: Vec<(u32, u32)>,
     phases: Vec<Phase>,
-    data_only: bool,
+    frames: LossFrames,
+}
+
+impl Rule {
+    /// The rule's rate for a frame tx -> rx at `now`, if it applies.
+    fn rate(&self, tx: u32, rx: u32, now: Time) -> Option<f64> {
+        if !self.links.is_empty() && self.links.binary_search(&(tx, rx)).is_err() {
+            return None;
+        }
+        self.phases
+            .iter()
+            .find(|p| p.from <= now && now < p.to)
+            .map(|p| p.rate)
+    }
 }
 
 /// All loss rules of a scenario; independent rules combine as 1 - prod(1 - p_i).
@@ -49,7 +62,7 @@ impl LossModel {
                 Rule {
                     links,
                     phases,
-                    data_only: c.frames == LossFrames::Data,
+                    frames: c.frames,
                 }
             })
             .collect();
@@ -61,21 +74,49 @@ impl LossModel {
         self.rules.is_empty()
     }
 
-    /// Probability that a frame tx -> rx received at `now` is lost.
+    /// Probability that a frame tx -> rx received at `now` is lost by the radio (the
+    /// `data` and `all` rules).
     pub fn rate(&self, tx: u32, rx: u32, now: Time, is_data: bool) -> f64 {
         let mut keep = 1.0;
         for r in &self.rules {
-            if r.data_only && !is_data {
-                continue;
-            }
-            if !r.links.is_empty() && r.links.binary_search(&(tx, rx)).is_err() {
-                continue;
-            }
-            if let Some(p) = r.phases.iter().find(|p| p.from <= now && now < p.to) {
-                keep *= 1.0 - p.rate;
+            let applies = match r.frames {
+                LossFrames::Data => is_data,
+                LossFrames::All => true,
+                LossFrames::Network => false,
+            };
+            if let Some(p) = r.rate(tx, rx, now).filter(|_| applies) {
+                keep *= 1.0 - p;
             }
         }
         1.0 - keep
+    }
+
+    /// Probability that the packets of a data frame tx -> rx, received and acknowledged
+    /// by the MAC at `now`, are dropped at the network layer (the `network` rules).
+    pub fn network_rate(&self, tx: u32, rx: u32, now: Time) -> f64 {
+        let mut keep = 1.0;
+        for r in self
+            .rules
+            .iter()
+            .filter(|r| r.frames == LossFrames::Network)
+        {
+            if let Some(p) = r.rate(tx, rx, now) {
+                keep *= 1.0 - p;
+            }
+        }
+        1.0 - keep
+    }
+
+    /// Draws whether the network layer of `rx` drops a data frame received from `tx`;
+    /// draws from `rng` only when a `network` rule gives a positive rate.
+    #[inline]
+    pub fn network_lost(&self, tx: u32, rx: u32, now: Time, rng: &mut Rng) -> bool {
+        let p = if self.rules.is_empty() {
+            0.0
+        } else {
+            self.network_rate(tx, rx, now)
+        };
+        p > 0.0 && rng.chance(p)
     }
 
     /// Draws whether a frame the radio received intact from `tx` at `rx` is lost anyway:

@@ -212,6 +212,11 @@ pub enum LossFrames {
     Data,
     /// Every frame.
     All,
+    /// Packets of data frames the MAC received intact and acknowledged, dropped at the
+    /// receiving node's network layer (overheard ones too): MAC retries cannot recover
+    /// them, only the coding layers above can. One reading of Chen et al.'s "per-link
+    /// packet loss" (docs/assumptions.md).
+    Network,
 }
 
 /// Extra frame loss on chosen directed links (or all), constant or piecewise in time.

@@ -220,6 +220,16 @@ impl Sim {
     pub(super) fn coding_rx(&mut self, n: u32, slot: u32, addressed: bool) {
         let frame = self.air.frame(slot);
         let Some(body) = &frame.data else { return };
+        // A `network` loss rule: the MAC has acknowledged the frame, the network layer
+        // drops its packets (counted with the node's channel losses).
+        let nd = &mut self.nodes[n as usize];
+        if self
+            .loss
+            .network_lost(frame.tx, n, self.now, &mut nd.rng_channel)
+        {
+            nd.stats.channel_losses += 1;
+            return;
+        }
         let rx = Rx {
             tx: frame.tx,
             mac_rx: frame.rx,

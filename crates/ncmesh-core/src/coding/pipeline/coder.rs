@@ -3,8 +3,10 @@
 //! originates its packets: the TCP sender's DATA, or the receiver's ACKs when they are
 //! coded too).
 
+use super::adapt::LossEstimator;
 use super::config::PipelineParams;
 use super::generations::{Generation, Generations, Slot};
+use super::header::PipelineHeader;
 use super::sink::{Received, Sink};
 use super::source::{coded_packet, Source};
 use super::PipelineCounters;
@@ -12,6 +14,7 @@ use crate::coding::rlnc::Added;
 use crate::coding::timers::Timers;
 use crate::coding::{Coeffs, FlowCoder, FlowCx, Span};
 use crate::net::{DropReason, NodeId, Packet, L4};
+use std::sync::Arc;
 
 /// A flow direction: (flow, node that originates its packets).
 type Dir = (u32, NodeId);
@@ -33,12 +36,16 @@ pub struct PipelineCoder {
     sinks: Vec<(Dir, Sink)>,
     /// Give-up timers of blocked destinations.
     timers: Timers<Dir>,
+    /// Loss adaptation (Chen et al. Eq. 3-5), when on.
+    adapt: Option<LossEstimator>,
     counters: PipelineCounters,
     /// Scratch: a recoded combination's coefficients from its first packet, from
     /// position 0, and its payload.
     part: Vec<u8>,
     coeffs: Vec<u8>,
     buf: Vec<u8>,
+    /// Scratch: the packets a relay re-encodes from one received combination.
+    outbox: Vec<Packet>,
 }
 
 fn entry<T: Default>(v: &mut Vec<(Dir, T)>, d: Dir) -> &mut T {
@@ -61,6 +68,9 @@ impl PipelineCoder {
     /// A node's coder.
     pub fn new(params: PipelineParams) -> PipelineCoder {
         PipelineCoder {
+            adapt: params
+                .adaptive
+                .map(|(k, alpha)| LossEstimator::new(alpha, k)),
             params,
             sources: Vec::new(),
             relays: Vec::new(),
@@ -70,7 +80,48 @@ impl PipelineCoder {
             part: Vec::new(),
             coeffs: Vec::new(),
             buf: Vec::new(),
+            outbox: Vec::new(),
         }
+    }
+
+    /// Loss adaptation: counts a combination this node sends (M) and writes into it the
+    /// count of the opposite direction received here (N).
+    fn stamp(&mut self, p: &mut Packet) {
+        let Some(est) = &mut self.adapt else { return };
+        let (d, opposite) = ((p.flow, p.src), (p.flow, p.dst));
+        let report = est.report(opposite);
+        let L4::Coded(sym) = &mut p.l4 else { return };
+        let Span::Generation { id, .. } = sym.span else {
+            return;
+        };
+        est.sent(d, id);
+        let prev_len = sym
+            .header
+            .as_deref()
+            .and_then(|h| (h as &dyn std::any::Any).downcast_ref::<PipelineHeader>())
+            .map_or(0, |h| h.prev_len);
+        sym.header = Some(Arc::new(PipelineHeader { prev_len, report }));
+    }
+
+    /// Loss adaptation: a combination received here (N), with its sender's report on the
+    /// direction this node sends back to it.
+    fn note_rx(&mut self, p: &Packet) {
+        let Some(est) = &mut self.adapt else { return };
+        let L4::Coded(sym) = &p.l4 else { return };
+        let Span::Generation { id, .. } = sym.span else {
+            return;
+        };
+        let report = sym
+            .header
+            .as_deref()
+            .and_then(|h| (h as &dyn std::any::Any).downcast_ref::<PipelineHeader>())
+            .and_then(|h| h.report);
+        est.received((p.flow, p.src), id, report, (p.flow, p.dst));
+    }
+
+    /// The redundancy for direction `d` here: Eq. 5 with adaptation, else `fixed`.
+    fn redundancy(&self, d: Dir, fixed: f64) -> f64 {
+        self.adapt.as_ref().map_or(fixed, |e| e.redundancy(d))
     }
 
     /// Is `p` a packet this coder codes at its source? Transport data (TCP segments with
@@ -133,20 +184,27 @@ impl FlowCoder for PipelineCoder {
         let src = entry(&mut self.sources, d);
         let copy = p.clone();
         cx.consume(p);
+        let r = self
+            .adapt
+            .as_ref()
+            .map_or(self.params.redundancy, |e| e.redundancy(d));
         let mut out = Vec::new();
-        let sent = src.push(cx.now, node, copy, &self.params, cx.rng, &mut |c| {
+        let (_, sent) = src.push((cx.now, node), copy, r, &self.params, cx.rng, &mut |c| {
             out.push(c)
         });
-        for c in out {
+        for mut c in out {
+            self.stamp(&mut c);
             cx.send(c);
         }
         self.counters.source_coded += sent;
     }
 
-    fn handle_forward(&mut self, cx: &mut FlowCx, p: Packet) {
+    fn handle_forward(&mut self, cx: &mut FlowCx, mut p: Packet) {
         if !Self::ours(&p) {
             return cx.pass(p);
         }
+        self.note_rx(&p);
+        let fwd = self.redundancy((p.flow, p.src), self.params.forward_redundancy);
         let d = (p.flow, p.src);
         let (k, kept) = (self.params.generation_size, self.params.generations_kept);
         let L4::Coded(sym) = &p.l4 else {
@@ -180,14 +238,13 @@ impl FlowCoder for PipelineCoder {
         // innovative packet; ComboCoding sends the received packet itself as the first
         // (Chen et al., Fig. 5: it is XORed as received, and re-encoded only if no
         // partner comes within T; ours goes on as received then too).
-        if self.params.forward_received {
-            relay.credit += self.params.forward_redundancy - 1.0;
-            cx.pass(p);
+        relay.credit += if self.params.forward_received {
+            fwd - 1.0
         } else {
-            relay.credit += self.params.forward_redundancy;
-            cx.consume(p);
-        }
+            fwd
+        };
         let g = relay.gens.get(i);
+        let mut out = std::mem::take(&mut self.outbox);
         while relay.credit >= 1.0 {
             relay.credit -= 1.0;
             let lo = g
@@ -199,7 +256,7 @@ impl FlowCoder for PipelineCoder {
             self.coeffs.resize(lo, 0);
             self.coeffs.extend_from_slice(&self.part);
             let payload = carry.then(|| self.buf.as_slice().into());
-            cx.send(coded_packet(
+            out.push(coded_packet(
                 src,
                 g.id,
                 &g.natives,
@@ -207,14 +264,26 @@ impl FlowCoder for PipelineCoder {
                 payload,
                 &g.header,
             ));
+        }
+        if self.params.forward_received {
+            self.stamp(&mut p);
+            cx.pass(p);
+        } else {
+            cx.consume(p);
+        }
+        for mut c in out.drain(..) {
+            self.stamp(&mut c);
+            cx.send(c);
             self.counters.recoded += 1;
         }
+        self.outbox = out;
     }
 
     fn handle_deliver(&mut self, cx: &mut FlowCx, p: Packet) {
         if !Self::ours(&p) {
             return cx.pass(p);
         }
+        self.note_rx(&p);
         let d = (p.flow, p.src);
         self.sink_up(cx, d, p);
     }
@@ -240,11 +309,11 @@ impl FlowCoder for PipelineCoder {
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
-        out.extend(
-            PipelineCounters::NAMES
-                .iter()
-                .copied()
-                .zip(self.counters.values()),
-        );
+        let mut c = self.counters.clone();
+        if let Some(e) = &self.adapt {
+            c.loss_updates = e.updates;
+            c.loss_permille = (e.max_loss() * 1000.0).round() as u64;
+        }
+        out.extend(PipelineCounters::NAMES.iter().copied().zip(c.values()));
     }
 }

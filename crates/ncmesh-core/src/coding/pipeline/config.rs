@@ -32,6 +32,15 @@ pub struct PipelineCfg {
     /// so that a TCP retransmission after a timeout starts a fresh generation instead of
     /// joining one that lost a combination and can no longer be decoded; > 0.
     pub close_idle_s: f64,
+    /// Loss adaptation (Chen et al. Eq. 3-5): sources and relays set their redundancy
+    /// from the loss they estimate on their outgoing link, replacing `redundancy` and
+    /// `forward_redundancy`. Needs the opposite direction coded too (its packets carry
+    /// the counts): ComboCoding, or `code_acks`.
+    pub adaptive: bool,
+    /// K of Eq. 5: the redundancy without loss (1.4); in [1, 10].
+    pub base_redundancy: f64,
+    /// α of Eq. 4 (1/6); in (0, 1].
+    pub ewma_alpha: f64,
 }
 
 impl Default for PipelineCfg {
@@ -44,6 +53,9 @@ impl Default for PipelineCfg {
             code_acks: false,
             generations_kept: 4,
             close_idle_s: 0.1,
+            adaptive: false,
+            base_redundancy: 1.4,
+            ewma_alpha: 1.0 / 6.0,
         }
     }
 }
@@ -69,6 +81,8 @@ pub struct PipelineParams {
     /// redundancy beyond one (ComboCoding: the received packet is what the DATA/ACK XOR
     /// below pairs, so that each neighbour holds its partner).
     pub forward_received: bool,
+    /// Loss adaptation on, with K and α.
+    pub adaptive: Option<(f64, f64)>,
 }
 
 impl PipelineCfg {
@@ -92,6 +106,20 @@ impl PipelineCfg {
         }
         positive(&f("give_up_s"), self.give_up_s, "seconds")?;
         positive(&f("close_idle_s"), self.close_idle_s, "seconds")?;
+        if !(1.0..=10.0).contains(&self.base_redundancy) {
+            return Err(not_allowed(
+                &f("base_redundancy"),
+                self.base_redundancy,
+                "a number in [1, 10]",
+            ));
+        }
+        if !(self.ewma_alpha > 0.0 && self.ewma_alpha <= 1.0) {
+            return Err(not_allowed(
+                &f("ewma_alpha"),
+                self.ewma_alpha,
+                "a number in (0, 1]",
+            ));
+        }
         if !(1..=64).contains(&self.generations_kept) {
             return Err(not_allowed(
                 &f("generations_kept"),
@@ -114,6 +142,9 @@ impl PipelineCfg {
             generations_kept: self.generations_kept as usize,
             close_idle: secs(self.close_idle_s),
             forward_received: combo,
+            adaptive: self
+                .adaptive
+                .then_some((self.base_redundancy, self.ewma_alpha)),
         }
     }
 
@@ -126,6 +157,9 @@ impl PipelineCfg {
         kv("code_acks", self.code_acks.to_string());
         kv("generations_kept", self.generations_kept.to_string());
         kv("close_idle_s", toml_float(self.close_idle_s));
+        kv("adaptive", self.adaptive.to_string());
+        kv("base_redundancy", toml_float(self.base_redundancy));
+        kv("ewma_alpha", toml_float(self.ewma_alpha));
     }
 }
 

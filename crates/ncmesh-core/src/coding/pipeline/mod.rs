@@ -5,6 +5,7 @@
 //! destination decodes progressively and hands packets up in order. TCP above is
 //! unmodified. The codec is `coding::rlnc`.
 
+mod adapt;
 pub mod coder;
 pub mod config;
 mod generations;
@@ -33,11 +34,16 @@ pub struct PipelineCounters {
     pub decoded: u64,
     /// Packets a destination gave up on (never decoded in time).
     pub given_up: u64,
+    /// Loss adaptation: updates of the smoothed loss (one per generation reported).
+    pub loss_updates: u64,
+    /// Loss adaptation: the highest smoothed loss of the node's outgoing links at the
+    /// end of the run, per mille.
+    pub loss_permille: u64,
 }
 
 impl PipelineCounters {
     /// The counters' names in results, in `values` order.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 9] = [
         "pl_source_coded",
         "pl_recoded",
         "pl_innovative",
@@ -45,10 +51,12 @@ impl PipelineCounters {
         "pl_late",
         "pl_decoded",
         "pl_given_up",
+        "pl_loss_updates",
+        "pl_loss_permille",
     ];
 
     /// The counters in `NAMES` order.
-    pub fn values(&self) -> [u64; 7] {
+    pub fn values(&self) -> [u64; 9] {
         [
             self.source_coded,
             self.recoded,
@@ -57,6 +65,8 @@ impl PipelineCounters {
             self.late,
             self.decoded,
             self.given_up,
+            self.loss_updates,
+            self.loss_permille,
         ]
     }
 }

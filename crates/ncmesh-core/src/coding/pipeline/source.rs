@@ -85,7 +85,10 @@ impl Default for Source {
     fn default() -> Source {
         Source {
             gen: 0,
-            header: Arc::new(PipelineHeader { prev_len: 0 }),
+            header: Arc::new(PipelineHeader {
+                prev_len: 0,
+                report: None,
+            }),
             natives: Vec::new(),
             last: 0,
             credit: 0.0,
@@ -100,22 +103,24 @@ impl Source {
     fn close(&mut self) {
         self.header = Arc::new(PipelineHeader {
             prev_len: self.natives.len() as u16,
+            report: None,
         });
         self.gen += 1;
         self.natives.clear();
     }
 
-    /// Packet `p` from the transport: joins the generation; the combinations it triggers
-    /// go to `send`. Returns how many were sent.
+    /// Packet `p` from the transport of `node` at `now`: joins the generation; the combinations it triggers
+    /// (`redundancy` per packet on average) go to `send`. Returns the generation and how
+    /// many were sent.
     pub(super) fn push(
         &mut self,
-        now: Time,
-        node: NodeId,
+        (now, node): (Time, NodeId),
         p: Packet,
+        redundancy: f64,
         params: &PipelineParams,
         rng: &mut Rng,
         send: &mut impl FnMut(Packet),
-    ) -> u64 {
+    ) -> (u32, u64) {
         if !self.natives.is_empty() && now - self.last > params.close_idle {
             self.close();
         }
@@ -123,8 +128,8 @@ impl Source {
         self.natives.push(p);
         let natives: Arc<[Packet]> = self.natives.as_slice().into();
         let m = natives.len();
-        self.credit += params.redundancy;
-        let mut sent = 0;
+        self.credit += redundancy;
+        let (gen, mut sent) = (self.gen, 0);
         while self.credit >= 1.0 {
             self.credit -= 1.0;
             random_coeffs::<Gf256>(rng, m, &mut self.coeffs);
@@ -142,6 +147,6 @@ impl Source {
         if m == params.generation_size {
             self.close();
         }
-        sent
+        (gen, sent)
     }
 }
