@@ -2,15 +2,17 @@
 """Engine time of coding schemes against the uncoded run of the same scenario.
 
     python benchmarks/coding_overhead.py [--hops 4] [--rate 1000] [--duration 60]
-        [--rounds 5] [--repeat 10] [--bin target/release/ncmesh-bench]
+        [--rounds 5] [--repeat 10] [--loss P] [--string] [--bin target/release/ncmesh-bench]
         SCHEME[:key=value,...] ...
 
 Builds Takimoto et al.'s chain as `ncmesh reproduce wait-time` does (200 m, 250 m range,
 carrier sense and interference at 550 m as ns-2's two-ray thresholds give, 2 / 1 Mbit/s,
 RTS/CTS off, 50-packet queues, NewReno without delayed ACKs, 1024-byte packets written at
 --rate kbit/s into TCP) once per scheme (`none` is
-always included), e.g. `piggycode` or `waittime:wait_s=0.03` (keys of the scheme's
-`[scheme.<family>]` table, family = `piggycode` here), writes the scenario files to
+always included), e.g. `piggycode` or `waittime:wait_s=0.03` (keys of `[scheme.piggycode]`,
+or `table.key` of any `[scheme.<table>]`: `combocoding:pipeline.adaptive=true`); with
+`--string`, ncmesh's default chain with one saturated TCP flow instead; `--loss P` loses
+P of every frame on every link. Writes the scenario files to
 benchmarks/results/scenarios/, and times `ncmesh-bench --file` on each, schemes in
 alternation for --rounds rounds (a change of machine load hits all alike). Prints the
 median of the batch minima per scheme and its ratio to `none`, with events and frames
@@ -31,14 +33,22 @@ HERE = Path(__file__).resolve().parent
 SCEN = HERE / "results" / "scenarios"
 
 
-def scenario(hops: int, rate: float, duration: float, spec: str) -> Scenario:
+def scenario(hops: int, rate: float, duration: float, spec: str, loss: float, string: bool) -> Scenario:
     name, _, opts = spec.partition(":")
-    s = Scenario.build("chain", hops=hops, spacing=wait_time.SPACING_M)
-    s.update({**wait_time.CHAIN_SETTINGS, "flows.0.rate_kbps": rate, "simulation.duration_s": duration,
-              "scheme.name": name})
+    if string:
+        # ncmesh's default chain (802.11b, 2 Mbit/s data), one saturated TCP flow.
+        s = Scenario.build("chain", hops=hops)
+        s.update({"tcp.delayed_ack": False, "simulation.duration_s": duration, "scheme.name": name})
+    else:
+        s = Scenario.build("chain", hops=hops, spacing=wait_time.SPACING_M)
+        s.update({**wait_time.CHAIN_SETTINGS, "flows.0.rate_kbps": rate, "simulation.duration_s": duration,
+                  "scheme.name": name})
+    if loss > 0:
+        s.set("loss", [{"rate": loss, "frames": "all"}])
     for kv in filter(None, opts.split(",")):
         k, _, v = kv.partition("=")
-        s.set(f"scheme.piggycode.{k}", json.loads(v))
+        # `wait_s=0.03` is a key of [scheme.piggycode]; `pipeline.adaptive=true` names its table.
+        s.set(f"scheme.{k}" if "." in k else f"scheme.piggycode.{k}", json.loads(v))
     return s
 
 
@@ -55,6 +65,9 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--loss", type=float, default=0.0, help="frame loss on every link (frames = all)")
+    ap.add_argument("--string", action="store_true",
+                    help="ncmesh's default chain with one saturated TCP flow instead of Takimoto et al.'s")
     ap.add_argument("--bin", default=str(HERE.parent / "target" / "release" / "ncmesh-bench"))
     a = ap.parse_args()
     specs = ["none"] + [s for s in a.schemes if s != "none"]
@@ -62,8 +75,11 @@ def main() -> None:
     files = {}
     for spec in specs:
         slug = re.sub(r"[^a-z0-9.]+", "-", spec.lower()).strip("-")
-        path = SCEN / f"coding-chain{a.hops}-{int(a.rate)}k-{slug}.toml"
-        scenario(a.hops, a.rate, a.duration, spec).save(path)
+        setup = f"string{a.hops}" if a.string else f"chain{a.hops}-{int(a.rate)}k"
+        if a.loss > 0:
+            setup += f"-loss{a.loss:g}"
+        path = SCEN / f"coding-{setup}-{slug}.toml"
+        scenario(a.hops, a.rate, a.duration, spec, a.loss, a.string).save(path)
         files[spec] = path
     mins = {s: [] for s in specs}
     info = {}
@@ -73,7 +89,9 @@ def main() -> None:
             mins[s].append(r["min"])
             info[s] = r
     base = statistics.median(mins["none"])
-    print(f"| scheme ({a.hops}-hop chain, {a.rate:g} kbit/s, {a.duration:g} s) | events | frames "
+    what = (f"{a.hops}-hop string, saturated TCP" if a.string else f"{a.hops}-hop chain, {a.rate:g} kbit/s")
+    what += f", {a.loss:.0%} frame loss" if a.loss > 0 else ""
+    print(f"| scheme ({what}, {a.duration:g} s) | events | frames "
           f"| engine ms (median of batch minima) | / none |")
     print("|---|---:|---:|---:|---:|")
     for s in specs:
