@@ -170,3 +170,153 @@ impl Sink {
         n
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::header::PipelineHeader;
+    use super::super::source::coded_packet;
+    use super::*;
+    use crate::coding::rlnc::{combine, random_coeffs, Gf256};
+    use crate::coding::Header;
+    use crate::engine::{Rng, StreamPurpose};
+    use crate::net::L4;
+    use crate::transport::tcp::segment::TcpHeader;
+    use std::sync::Arc;
+
+    const K: usize = 4;
+
+    fn segment(i: u64, len: u32) -> Packet {
+        Packet {
+            uid: i,
+            flow: 0,
+            src: 0,
+            dst: 3,
+            ttl: 32,
+            ip_bytes: 40 + len,
+            created: 0,
+            l4: L4::Tcp(TcpHeader::data(i * 1000, len)),
+            payload: Some((0..len).map(|b| (i as u32 * 31 + b) as u8).collect()),
+        }
+    }
+
+    fn header(prev_len: u16) -> Header {
+        Arc::new(PipelineHeader {
+            prev_len,
+            report: None,
+        })
+    }
+
+    /// The pipeline combination of generation `gen` over its first `m` packets.
+    fn combo(rng: &mut Rng, gen: u32, natives: &Arc<[Packet]>, m: usize, h: &Header) -> Packet {
+        let mut c = Vec::new();
+        random_coeffs::<Gf256>(rng, m, &mut c);
+        let views: Vec<&[u8]> = natives[..m]
+            .iter()
+            .map(|p| p.payload.as_deref().unwrap())
+            .collect();
+        let mut bytes = Vec::new();
+        combine::<Gf256>(&c, &views, &mut bytes);
+        coded_packet(0, gen, natives, &c, Some(bytes.into()), h)
+    }
+
+    fn generation(first: u64, n: usize) -> Arc<[Packet]> {
+        (0..n as u64)
+            .map(|i| segment(first + i, 100 + i as u32))
+            .collect::<Vec<_>>()
+            .into()
+    }
+
+    fn receive(s: &mut Sink, p: &Packet, got: &mut Vec<Packet>) -> (Received, u64) {
+        s.receive(p, K, 4, &mut |n| got.push(n))
+    }
+
+    #[test]
+    fn packets_go_up_in_order_with_their_bytes_even_when_combinations_cross() {
+        let mut rng = Rng::stream(1, 0, StreamPurpose::FlowCoding);
+        let g0 = generation(0, K);
+        let h = header(0);
+        let (c1, c2) = (
+            combo(&mut rng, 0, &g0, 1, &h),
+            combo(&mut rng, 0, &g0, 2, &h),
+        );
+        let mut s = Sink::default();
+        let mut got = Vec::new();
+        // c2 first: two unknowns, one equation, nothing goes up.
+        assert_eq!(receive(&mut s, &c2, &mut got).0, Received::Innovative);
+        assert!(got.is_empty());
+        receive(&mut s, &c1, &mut got);
+        let uids: Vec<u64> = got.iter().map(|p| p.uid).collect();
+        assert_eq!(uids, vec![0, 1]);
+        assert_eq!(got[1].payload, g0[1].payload, "the decoded bytes");
+        assert_eq!(receive(&mut s, &c1, &mut got).0, Received::NotInnovative);
+        assert!(!s.blocked());
+    }
+
+    #[test]
+    fn an_undecodable_packet_is_given_up_when_a_later_one_waits() {
+        let mut rng = Rng::stream(2, 0, StreamPurpose::FlowCoding);
+        let (g0, g1) = (generation(0, K), generation(K as u64, K));
+        let (h0, h1) = (header(0), header(K as u16));
+        let mut s = Sink::default();
+        let mut got = Vec::new();
+        // Generation 0: c1, c2 arrive, c3 is lost, c4 arrives (rank 3 of 4 unknowns).
+        for m in [1, 2, 4] {
+            receive(&mut s, &combo(&mut rng, 0, &g0, m, &h0), &mut got);
+        }
+        assert_eq!(got.len(), 2);
+        assert!(!s.blocked(), "nothing decoded behind the hole yet");
+        // Generation 1 begins and decodes its first packet: the hole now holds it up.
+        receive(&mut s, &combo(&mut rng, 1, &g1, 1, &h1), &mut got);
+        assert_eq!(got.len(), 2);
+        assert!(s.blocked());
+        let given_up = s.give_up(K, &mut |n| got.push(n));
+        assert_eq!(given_up, 2, "p2 and p3 of generation 0");
+        let uids: Vec<u64> = got.iter().map(|p| p.uid).collect();
+        assert_eq!(uids, vec![0, 1, 4]);
+        // A late combination of generation 0 is late.
+        assert_eq!(
+            receive(&mut s, &combo(&mut rng, 0, &g0, 4, &h0), &mut got).0,
+            Received::Late
+        );
+    }
+
+    #[test]
+    fn a_generation_closed_early_ends_where_the_next_header_says() {
+        let mut rng = Rng::stream(3, 0, StreamPurpose::FlowCoding);
+        let (g0, g1) = (generation(0, 2), generation(2, K));
+        let mut s = Sink::default();
+        let mut got = Vec::new();
+        for m in [1, 2] {
+            receive(&mut s, &combo(&mut rng, 0, &g0, m, &header(0)), &mut got);
+        }
+        // The source closed generation 0 after 2 packets; generation 1 says so.
+        receive(&mut s, &combo(&mut rng, 1, &g1, 1, &header(2)), &mut got);
+        let uids: Vec<u64> = got.iter().map(|p| p.uid).collect();
+        assert_eq!(
+            uids,
+            vec![0, 1, 2],
+            "no wait for packets that never existed"
+        );
+        assert!(!s.blocked());
+    }
+
+    #[test]
+    fn an_unordered_sink_hands_packets_up_as_they_decode() {
+        let mut rng = Rng::stream(4, 0, StreamPurpose::FlowCoding);
+        let (g0, g1) = (generation(0, K), generation(K as u64, K));
+        let mut s = Sink {
+            unordered: true,
+            ..Sink::default()
+        };
+        let mut got = Vec::new();
+        receive(&mut s, &combo(&mut rng, 0, &g0, 2, &header(0)), &mut got); // undecodable
+        receive(
+            &mut s,
+            &combo(&mut rng, 1, &g1, 1, &header(K as u16)),
+            &mut got,
+        );
+        let uids: Vec<u64> = got.iter().map(|p| p.uid).collect();
+        assert_eq!(uids, vec![4]);
+        assert!(!s.blocked());
+    }
+}
