@@ -2,7 +2,8 @@
 //! `CodedSymbol` carries): how long the previous generation was, so that a destination
 //! knows at once that a generation its source closed early has ended; and, with loss
 //! adaptation, the sender's count of the other direction's combinations it received in
-//! that direction's current generation (Chen et al.'s N_i, Eq. 3) (docs/assumptions.md).
+//! the last generation of that direction it completed (Chen et al.'s N_i, Eq. 3)
+//! (docs/assumptions.md).
 
 use crate::coding::WireHeader;
 
@@ -12,8 +13,8 @@ pub struct PipelineHeader {
     /// Packets in the previous generation of this direction (k, or fewer if the source
     /// closed it early; 0 before the first).
     pub prev_len: u16,
-    /// Loss adaptation: (generation, combinations received) of the opposite direction at
-    /// the node that sent this packet.
+    /// Loss adaptation: (generation, combinations received) of the last generation of the
+    /// opposite direction that the node sending this packet completed.
     pub report: Option<(u32, u16)>,
 }
 
