@@ -36,15 +36,20 @@ fn total(r: &RunResult, name: &str) -> u64 {
     r.nodes.iter().map(|n| n.counter(name)).sum()
 }
 
+/// The run balances, every segment has its original bytes, and the flow moves.
+fn delivered_intact(r: &RunResult, what: &str) {
+    assert!(r.conservation.balanced, "{what}: {:?}", r.conservation);
+    let f = &r.flows[0];
+    assert_eq!(f.payload_errors, 0, "{what}: decoded bytes differ");
+    assert!(f.goodput_kbps > 50.0, "{what}: goodput {}", f.goodput_kbps);
+}
+
 #[test]
 fn pipeline_delivers_the_original_bytes_through_lossy_hops() {
     for (hops, loss) in [(2, 0.0), (3, 0.1), (4, 0.2)] {
         let r = run(&string(hops, "pipeline", loss, 30.0)).unwrap();
         let what = format!("{hops} hops, loss {loss}");
-        assert!(r.conservation.balanced, "{what}: {:?}", r.conservation);
-        let f = &r.flows[0];
-        assert_eq!(f.payload_errors, 0, "{what}: decoded bytes differ");
-        assert!(f.goodput_kbps > 50.0, "{what}: goodput {}", f.goodput_kbps);
+        delivered_intact(&r, &what);
         let dst = hops as usize;
         // The source codes, the relays re-encode, the destination decodes.
         assert!(at(&r, 0, "pl_source_coded") > 0, "{what}");
@@ -103,10 +108,7 @@ fn combocoding_xors_combinations_and_both_directions_decode_the_exact_bytes() {
     for (hops, loss) in [(2, 0.0), (3, 0.1), (4, 0.2)] {
         let r = run(&string(hops, "combocoding", loss, 30.0)).unwrap();
         let what = format!("{hops} hops, loss {loss}");
-        assert!(r.conservation.balanced, "{what}: {:?}", r.conservation);
-        let f = &r.flows[0];
-        assert_eq!(f.payload_errors, 0, "{what}: decoded bytes differ");
-        assert!(f.goodput_kbps > 50.0, "{what}: goodput {}", f.goodput_kbps);
+        delivered_intact(&r, &what);
         let dst = hops as usize;
         // Both directions are Pipeline-coded: the sender decodes the receiver's ACKs.
         assert!(at(&r, dst, "pl_source_coded") > 0, "{what}: ACKs coded");

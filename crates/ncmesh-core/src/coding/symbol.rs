@@ -76,6 +76,14 @@ pub struct CodedSymbol {
     pub header: Option<Header>,
 }
 
+impl CodedSymbol {
+    /// The family header, if it is one of type `H` (as `Body::header_as`).
+    pub fn header_as<H: super::WireHeader>(&self) -> Option<&H> {
+        let h: &dyn std::any::Any = self.header.as_deref()?;
+        h.downcast_ref::<H>()
+    }
+}
+
 impl PartialEq for CodedSymbol {
     fn eq(&self, o: &CodedSymbol) -> bool {
         self.span == o.span

@@ -69,14 +69,7 @@ impl LossEstimator {
     }
 
     fn outgoing(&mut self, d: Dir) -> &mut Outgoing {
-        let i = match self.out.iter().position(|e| e.0 == d) {
-            Some(i) => i,
-            None => {
-                self.out.push((d, Outgoing::default()));
-                self.out.len() - 1
-            }
-        };
-        &mut self.out[i].1
+        super::entry(&mut self.out, d)
     }
 
     /// This node sends a combination of generation `gen` of direction `d` (M).

@@ -9,10 +9,10 @@ use super::generations::{Generation, Generations, Slot};
 use super::header::PipelineHeader;
 use super::sink::{Received, Sink};
 use super::source::{coded_packet, Source};
-use super::PipelineCounters;
+use super::{entry, generation_of, PipelineCounters};
 use crate::coding::rlnc::Added;
 use crate::coding::timers::Timers;
-use crate::coding::{Coeffs, FlowCoder, FlowCx, Span};
+use crate::coding::{FlowCoder, FlowCx};
 use crate::net::{DropReason, NodeId, Packet, L4};
 use std::sync::Arc;
 
@@ -48,17 +48,6 @@ pub struct PipelineCoder {
     outbox: Vec<Packet>,
 }
 
-fn entry<T: Default>(v: &mut Vec<(Dir, T)>, d: Dir) -> &mut T {
-    let i = match v.iter().position(|e| e.0 == d) {
-        Some(i) => i,
-        None => {
-            v.push((d, T::default()));
-            v.len() - 1
-        }
-    };
-    &mut v[i].1
-}
-
 /// Does coded packet `p` carry pure TCP acknowledgements?
 fn pure_acks(p: &Packet) -> bool {
     matches!(&p.l4, L4::Coded(s) if s.natives.first().and_then(|n| n.tcp()).is_some_and(|h| h.len == 0))
@@ -90,32 +79,24 @@ impl PipelineCoder {
         let Some(est) = &mut self.adapt else { return };
         let (d, opposite) = ((p.flow, p.src), (p.flow, p.dst));
         let report = est.report(opposite);
-        let L4::Coded(sym) = &mut p.l4 else { return };
-        let Span::Generation { id, .. } = sym.span else {
+        let Some((sym, id, _)) = generation_of(p) else {
             return;
         };
         est.sent(d, id);
-        let prev_len = sym
-            .header
-            .as_deref()
-            .and_then(|h| (h as &dyn std::any::Any).downcast_ref::<PipelineHeader>())
-            .map_or(0, |h| h.prev_len);
-        sym.header = Some(Arc::new(PipelineHeader { prev_len, report }));
+        let prev_len = sym.header_as::<PipelineHeader>().map_or(0, |h| h.prev_len);
+        if let L4::Coded(sym) = &mut p.l4 {
+            sym.header = Some(Arc::new(PipelineHeader { prev_len, report }));
+        }
     }
 
     /// Loss adaptation: a combination received here (N), with its sender's report on the
     /// direction this node sends back to it.
     fn note_rx(&mut self, p: &Packet) {
         let Some(est) = &mut self.adapt else { return };
-        let L4::Coded(sym) = &p.l4 else { return };
-        let Span::Generation { id, .. } = sym.span else {
+        let Some((sym, id, _)) = generation_of(p) else {
             return;
         };
-        let report = sym
-            .header
-            .as_deref()
-            .and_then(|h| (h as &dyn std::any::Any).downcast_ref::<PipelineHeader>())
-            .and_then(|h| h.report);
+        let report = sym.header_as::<PipelineHeader>().and_then(|h| h.report);
         est.received((p.flow, p.src), id, report, (p.flow, p.dst));
     }
 
@@ -132,11 +113,6 @@ impl PipelineCoder {
             L4::Udp(_) => true,
             L4::Coded(_) | L4::Control(_) => false,
         }
-    }
-
-    /// Is `p` one of this family's combinations?
-    fn ours(p: &Packet) -> bool {
-        matches!(&p.l4, L4::Coded(s) if matches!(s.span, Span::Generation { .. }) && matches!(s.coeffs, Coeffs::Gf256(_)))
     }
 
     fn sink_up(&mut self, cx: &mut FlowCx, d: Dir, p: Packet) {
@@ -200,22 +176,14 @@ impl FlowCoder for PipelineCoder {
     }
 
     fn handle_forward(&mut self, cx: &mut FlowCx, mut p: Packet) {
-        if !Self::ours(&p) {
+        if generation_of(&p).is_none() {
             return cx.pass(p);
         }
         self.note_rx(&p);
         let fwd = self.redundancy((p.flow, p.src), self.params.forward_redundancy);
         let d = (p.flow, p.src);
         let (k, kept) = (self.params.generation_size, self.params.generations_kept);
-        let L4::Coded(sym) = &p.l4 else {
-            unreachable!()
-        };
-        let Span::Generation { id, .. } = sym.span else {
-            unreachable!()
-        };
-        let Coeffs::Gf256(c) = &sym.coeffs else {
-            unreachable!()
-        };
+        let (sym, id, c) = generation_of(&p).expect("checked above");
         let relay = entry(&mut self.relays, d);
         let i = match relay.gens.slot(sym, id, k, kept, &mut relay.evicted) {
             Slot::At(i) => i,
@@ -280,7 +248,7 @@ impl FlowCoder for PipelineCoder {
     }
 
     fn handle_deliver(&mut self, cx: &mut FlowCx, p: Packet) {
-        if !Self::ours(&p) {
+        if generation_of(&p).is_none() {
             return cx.pass(p);
         }
         self.note_rx(&p);

@@ -52,18 +52,16 @@ impl Generations {
         if let Some(i) = self.gens.iter().position(|g| g.id == id) {
             return Slot::At(i);
         }
-        if self.gens.front().is_some_and(|g| id < g.id)
-            || self.gens.back().is_some_and(|g| id < g.id)
-        {
+        // Kept generations ascend: older than the newest and not kept is too old.
+        if self.gens.back().is_some_and(|g| id < g.id) {
             return Slot::TooOld;
         }
         let header = sym
             .header
             .clone()
             .expect("a Pipeline combination has its header");
-        let any: &dyn std::any::Any = &*header;
-        let prev_len = any
-            .downcast_ref::<PipelineHeader>()
+        let prev_len = sym
+            .header_as::<PipelineHeader>()
             .map_or(0, |h| h.prev_len as usize);
         self.gens.push_back(Generation {
             id,

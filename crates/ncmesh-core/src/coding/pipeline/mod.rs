@@ -14,6 +14,34 @@ mod sink;
 mod source;
 
 pub use coder::PipelineCoder;
+
+use crate::coding::{CodedSymbol, Coeffs, Span};
+use crate::net::{Packet, L4};
+
+/// A Pipeline combination's parts: the symbol, its generation and its GF(2^8)
+/// coefficients (None: not one of this family's combinations).
+fn generation_of(p: &Packet) -> Option<(&CodedSymbol, u32, &[u8])> {
+    match &p.l4 {
+        L4::Coded(s) => match (&s.span, &s.coeffs) {
+            (Span::Generation { id, .. }, Coeffs::Gf256(c)) => Some((s, *id, c)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The entry of key `k` in a small keyed list, added with its default if missing (a
+/// node sees a handful of flow directions: a linear search, no hashing).
+fn entry<K: PartialEq, T: Default>(v: &mut Vec<(K, T)>, k: K) -> &mut T {
+    let i = match v.iter().position(|e| e.0 == k) {
+        Some(i) => i,
+        None => {
+            v.push((k, T::default()));
+            v.len() - 1
+        }
+    };
+    &mut v[i].1
+}
 pub use config::{PipelineCfg, PipelineParams};
 pub use header::PipelineHeader;
 

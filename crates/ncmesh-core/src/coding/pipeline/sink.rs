@@ -5,7 +5,6 @@
 
 use super::generations::{Generation, Generations, Slot};
 use crate::coding::rlnc::Added;
-use crate::coding::Span;
 use crate::net::Packet;
 
 /// Packet `pos` of a generation as decoded: the source's packet, with the bytes the
@@ -53,15 +52,7 @@ impl Sink {
         kept: usize,
         up: &mut impl FnMut(Packet),
     ) -> (Received, u64) {
-        let crate::net::L4::Coded(sym) = &p.l4 else {
-            unreachable!("a coded packet")
-        };
-        let Span::Generation { id, .. } = sym.span else {
-            unreachable!("a generation")
-        };
-        let crate::coding::Coeffs::Gf256(c) = &sym.coeffs else {
-            unreachable!("GF(2^8)")
-        };
+        let (sym, id, c) = super::generation_of(p).expect("a Pipeline combination");
         if id < self.next.0 {
             return (Received::Late, 0);
         }
