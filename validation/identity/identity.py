@@ -49,7 +49,7 @@ WORDING_KEYS = ("title",)
 # Node columns of coding families added after the baseline was recorded (DATA/ACK coding).
 ADDED_COUNTER_PREFIXES = ("piggy_", "pl_")
 # Per-flow measurements added after the baseline was recorded.
-ADDED_FLOW_KEYS = ("acks_sent", "out_of_order_segments")
+ADDED_FLOW_KEYS = ("acks_sent", "out_of_order_segments", "delay_mean_ms")
 
 
 def _results(key: str, value):

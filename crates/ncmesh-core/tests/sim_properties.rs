@@ -289,3 +289,44 @@ fn sack_and_newreno_both_recover_from_loss() {
     assert!(nr.flows[0].goodput_kbps > 50.0 && sack.flows[0].goodput_kbps > 50.0);
     assert!(sack.conservation.balanced);
 }
+
+#[test]
+fn delay_covers_the_path_and_grows_when_losses_hold_data_back() {
+    // A 200 kbit/s TCP flow over 2 hops at 2 Mbit/s: no queue builds up, and a 1000-byte
+    // segment is on the air 192 us + 1068 * 8 / 2 us = 4.46 ms per hop, so the mean delay
+    // lies between 8.9 ms and a few more for contention.
+    let paced = || {
+        let mut s = chain(2);
+        s.flows[0].app = AppKind::Cbr;
+        s.flows[0].rate_kbps = Some(200.0);
+        s
+    };
+    let clean = run(&paced()).unwrap();
+    let f = &clean.flows[0];
+    assert!(
+        f.delay_mean_ms > 8.9 && f.delay_mean_ms < 15.0,
+        "{}",
+        f.delay_mean_ms
+    );
+    // Losses the MAC cannot repair: segments wait at the receiver for retransmissions of
+    // the ones before them, which the delay counts from their first transmission.
+    let mut s = paced();
+    s.loss.push(LossCfg {
+        rate: 0.05,
+        frames: LossFrames::Network,
+        ..LossCfg::default()
+    });
+    let lossy = run(&s).unwrap();
+    let g = &lossy.flows[0];
+    assert!(g.retransmissions > 0);
+    assert!(
+        g.delay_mean_ms > 3.0 * f.delay_mean_ms,
+        "{} vs {}",
+        g.delay_mean_ms,
+        f.delay_mean_ms
+    );
+    // UDP has no delay measure.
+    let mut u = paced();
+    u.flows[0].transport = Transport::Udp;
+    assert_eq!(run(&u).unwrap().flows[0].delay_mean_ms, 0.0);
+}

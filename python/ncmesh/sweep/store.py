@@ -43,7 +43,8 @@ COLUMN_TYPES: dict[str, dict[str, str]] = {
     "flows": {"flow": I64, "src": I64, "dst": I64, "transport": STR, "goodput_kbps": F64,
               "rx_bytes": I64, "tx_packets": I64, "rtt_mean_ms": F64, "rtt_samples": I64,
               "retransmissions": I64, "fast_retransmits": I64, "timeouts": I64,
-              "payload_errors": I64, "acks_sent": I64, "out_of_order_segments": I64, "path": INTS},
+              "payload_errors": I64, "acks_sent": I64, "out_of_order_segments": I64, "delay_mean_ms": F64,
+              "path": INTS},
     "nodes": {"node": I64, "x": F64, "y": F64, "airtime_busy": F64},   # the rest: int64
     "flow_series": {"t_s": F64, "flow": I64, "goodput_kbps": F64, "cwnd_bytes": I64},
     "node_series": {"t_s": F64, "node": I64, "queue_len": I64},

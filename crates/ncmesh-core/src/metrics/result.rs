@@ -63,6 +63,11 @@ pub struct FlowResult {
     /// TCP: data segments that arrived above a hole at the receiver (loss or
     /// reordering on the way); 0 for UDP.
     pub out_of_order_segments: u64,
+    /// TCP: mean application-to-application delay of the segments handed up in order
+    /// within the measurement window, from the segment's first transmission (a bulk
+    /// source's data counts as generated then) to in-order delivery, milliseconds; 0
+    /// without any and for UDP (`metrics::delay`).
+    pub delay_mean_ms: f64,
     /// Path used by the flow (forward direction), from routing.
     pub path: Vec<u32>,
 }

@@ -8,7 +8,7 @@ use crate::coding::registry::{make_flow, make_scheme};
 use crate::coding::PollAt;
 use crate::engine::{secs, EventQueue, Rng, StreamPurpose};
 use crate::mac::{MacParams, Station};
-use crate::metrics::NodeResult;
+use crate::metrics::{NodeResult, StreamDelay};
 use crate::mobility::{any_moves, positions_at};
 use crate::net::Routes;
 use crate::phy::loss::LossModel;
@@ -123,6 +123,7 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
                 bytes_at_measure_end: None,
                 bytes_at_last_sample: 0,
                 payload_errors: 0,
+                delay: StreamDelay::default(),
             }
         })
         .collect();

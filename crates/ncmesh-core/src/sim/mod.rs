@@ -19,7 +19,7 @@ use crate::app::Source;
 use crate::coding::{CodingScheme, FlowCoder, PollAt, SchemeOut};
 use crate::engine::{EventQueue, Rng, Time};
 use crate::mac::{MacParams, Station};
-use crate::metrics::{FlowSample, NodeResult, NodeSample, RunResult};
+use crate::metrics::{FlowSample, NodeResult, NodeSample, RunResult, StreamDelay};
 use crate::net::{NodeId, Routes};
 use crate::phy::loss::LossModel;
 use crate::phy::{Channel, Radio};
@@ -80,6 +80,8 @@ struct Flow {
     bytes_at_measure_end: Option<u64>,
     bytes_at_last_sample: u64,
     payload_errors: u64,
+    /// Application-to-application delay of the TCP stream.
+    delay: StreamDelay,
 }
 
 impl Flow {

@@ -112,7 +112,11 @@ impl Sim {
                         flow.payload_errors += 1;
                     }
                 }
-                let ack = flow.rx.as_mut().expect("tcp receiver").on_segment(now, &h);
+                let rx = flow.rx.as_mut().expect("tcp receiver");
+                let ack = rx.on_segment(now, &h);
+                let (m0, m1) = self.measure;
+                flow.delay
+                    .delivered(rx.delivered_bytes(), now, (m0..=m1).contains(&now));
                 if let Some(a) = ack {
                     self.send_ack(p.flow, a);
                 }
@@ -166,6 +170,9 @@ impl Sim {
                 break;
             };
             flow.max_sent = flow.max_sent.max(h.seq + h.len as u64);
+            if h.len > 0 {
+                flow.delay.sent(h.seq + h.len as u64, now);
+            }
             flow.tx_packets += 1;
             let (src, dst) = (flow.src, flow.dst);
             let body = self.payloads.then(|| payload(f, h.seq, h.len));

@@ -41,6 +41,7 @@ impl Sim {
                         .rx
                         .as_ref()
                         .map_or(0, |r| r.stats().out_of_order_segments),
+                    delay_mean_ms: f.delay.mean_ms(),
                     path: self.routes.path(f.src, f.dst, i as u32).unwrap_or_default(),
                 }
             })

@@ -17,8 +17,9 @@ pub struct PipelineCfg {
     /// accumulate from packet to packet); in [1, 10].
     pub redundancy: f64,
     /// Forwarding redundancy: re-encoded combinations a relay sends per innovative
-    /// combination it receives (fractions accumulate); in [1, 10].
-    pub forward_redundancy: f64,
+    /// combination it receives (fractions accumulate); in [1, 10]. Not set: `redundancy`
+    /// (one coding redundancy for the whole path, as Chen et al. tune it).
+    pub forward_redundancy: Option<f64>,
     /// The destination delivers decoded packets to the transport in order; a packet
     /// still undecoded when a later one is ready is given up after this long; > 0.
     pub give_up_s: f64,
@@ -48,7 +49,7 @@ impl Default for PipelineCfg {
         PipelineCfg {
             generation_size: 16,
             redundancy: 1.4,
-            forward_redundancy: 1.4,
+            forward_redundancy: None,
             give_up_s: 0.1,
             code_acks: false,
             generations_kept: 4,
@@ -98,7 +99,10 @@ impl PipelineCfg {
         }
         for (k, v) in [
             ("redundancy", self.redundancy),
-            ("forward_redundancy", self.forward_redundancy),
+            (
+                "forward_redundancy",
+                self.forward_redundancy.unwrap_or(self.redundancy),
+            ),
         ] {
             if !(1.0..=10.0).contains(&v) {
                 return Err(not_allowed(&f(k), v, "a number in [1, 10]"));
@@ -136,7 +140,7 @@ impl PipelineCfg {
         PipelineParams {
             generation_size: self.generation_size as usize,
             redundancy: self.redundancy,
-            forward_redundancy: self.forward_redundancy,
+            forward_redundancy: self.forward_redundancy.unwrap_or(self.redundancy),
             give_up: secs(self.give_up_s),
             code_acks: self.code_acks || combo,
             generations_kept: self.generations_kept as usize,
@@ -152,7 +156,9 @@ impl PipelineCfg {
     pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
         kv("generation_size", self.generation_size.to_string());
         kv("redundancy", toml_float(self.redundancy));
-        kv("forward_redundancy", toml_float(self.forward_redundancy));
+        if let Some(v) = self.forward_redundancy {
+            kv("forward_redundancy", toml_float(v));
+        }
         kv("give_up_s", toml_float(self.give_up_s));
         kv("code_acks", self.code_acks.to_string());
         kv("generations_kept", self.generations_kept.to_string());
