@@ -1,0 +1,118 @@
+"""`ncmesh reproduce combocoding --quick` (Chen et al., ComboCoding): the parts and their
+scenarios, how a loss reading and a redundancy are chosen, the windows of Table 3, summary
+keys, the claims beside ours and the figures."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from ncmesh.experiments import available, combocoding as cc
+from ncmesh.sweep import load_sweep
+from test_experiments_common import assert_conclusions_under_claims
+
+FIGURES = ("goodput_time_3hops", "goodput_time_7hops", "goodput_loss", "delay_loss", "overhead_loss", "tuning")
+
+
+def test_registered_with_parts_and_the_papers_set_up():
+    assert available()["combocoding"] is cc
+    for quick in (True, False):
+        parts = cc.sweeps(quick)
+        assert set(parts) == ({f"loss-{s}" for s in cc.LOSS_SERIES} | {f"string-{s}" for s in cc.STRING_SERIES}
+                              | {"readings"} | {f"altloss-{s}" for s in cc.LOSS_SERIES}
+                              | {f"alt-{s}" for s in cc.ALT_SERIES})
+    assert cc.FULL["seeds"] >= 10 and cc.FULL["hops"] == list(range(3, 10))
+    full = cc.sweeps(False)
+    assert len(load_sweep(full["loss-combocoding"]).runs()) == 6 * len(cc.REDUNDANCIES) * cc.FULL["seeds"]
+    assert len(load_sweep(full["readings"]).runs()) == 7 * 2 * 3 * 2 * cc.FULL["readings_seeds"]
+
+    runs = load_sweep(full["string-adaptive"]).runs()
+    scn = runs[0].scenario
+    assert scn["scheme"]["name"] == "combocoding" and scn["scheme"]["pipeline"]["adaptive"] is True
+    assert scn["mac"]["standard"] == "802.11g" and scn["mac"]["data_rate_mbps"] == 54.0
+    assert scn["mac"]["rts_threshold_bytes"] == 65535
+    assert scn["channel"]["rx_range_m"] == 260.0 and scn["channel"]["cs_range_m"] == 520.0
+    assert scn["tcp"]["variant"] == "newreno" and scn["tcp"]["mss_bytes"] == 1460
+    assert scn["tcp"]["delayed_ack"] is cc.DELAYED_ACK
+    assert scn["flows"][0]["start_s"] == 20.0 and scn["simulation"]["duration_s"] == 110.0
+    (loss,) = scn["loss"]
+    assert loss["frames"] == cc.READING
+    assert [(p["from_s"], p["to_s"], p["rate"]) for p in loss["schedule"]] == [(50.0, 80.0, 0.4), (80.0, 110.0, 0.2)]
+    alt = load_sweep(full["alt-adaptive"]).runs()[0].scenario
+    assert alt["loss"][0]["frames"] == cc.ALT_READING and alt["scheme"]["pipeline"]["adaptive"] is True
+    pipe = load_sweep(full["string-pipeline"]).runs()[0].scenario["scheme"]
+    assert pipe["name"] == "pipeline" and pipe["pipeline"]["redundancy"] == cc.PIPELINE_R_STRING
+
+    # The readings part sets the reading and delayed ACKs in its grid, not from the constants.
+    readings = load_sweep(full["readings"]).runs()
+    assert {(r.scenario["loss"][0]["frames"], r.scenario["tcp"]["delayed_ack"]) for r in readings} == {
+        (f, a) for f in cc.READINGS for a in (False, True)}
+    # One redundancy for source and relays: the forwarding redundancy is left unset.
+    tuned = load_sweep(full["loss-pipeline"]).runs()
+    assert {r.scenario["scheme"]["pipeline"]["redundancy"] for r in tuned} == set(cc.REDUNDANCIES)
+    assert all(r.scenario["scheme"]["pipeline"]["forward_redundancy"] is None for r in tuned)
+
+
+def test_closest_reading_is_the_one_nearest_table_3():
+    rows = []
+    for frames, shift in (("data", 1.0), ("all", 0.5), ("network", 0.1)):
+        for delack in (False, True):
+            for s in ("none", "piggycode"):
+                for h in (3, 4):
+                    paper = cc.PAPER_TABLE3[h][s]
+                    extra = shift + (0.2 if delack else 0.0)
+                    rows.append({"frames": frames, "delayed_ack": delack, "series": s, "hops": h, "seed": 1,
+                                 **{f"w{i}": paper[i] + extra for i in range(3)}})
+    frames, delack, dist = cc.closest_reading(pd.DataFrame(rows))
+    assert (frames, delack) == ("network", False)
+    assert dist[("network", False)] == pytest.approx(0.1) and dist[("data", True)] == pytest.approx(1.2)
+
+
+def test_window_goodput_and_tuning():
+    # 1 s samples: 1 Mbit/s up to 50 s, 3 Mbit/s after.
+    series = pd.DataFrame({"flow": 0, "hops": 3, "seed": 1, "t_s": [float(t) for t in range(1, 111)],
+                           "goodput_kbps": [1000.0 if t <= 50 else 3000.0 for t in range(1, 111)]})
+    w = cc._window_goodput(series, ["hops"]).iloc[0]
+    assert w["w0"] == pytest.approx(1.0) and w["w1"] == pytest.approx(3.0) and w["w3"] == pytest.approx(3.0)
+
+    df = pd.DataFrame({"series": ["pipeline"] * 4 + ["none"], "loss": [40] * 5,
+                       "redundancy": [2.0, 2.0, 3.0, 3.0, math.nan], "seed": [1, 2, 1, 2, 1],
+                       "goodput": [0.5, 0.7, 0.9, 0.2, 0.1]})
+    assert cc.tuned(df) == {("pipeline", 40): 2.0}
+    kept = cc.at_tuned(df)
+    assert set(kept["series"]) == {"pipeline", "none"} and set(kept["redundancy"].dropna()) == {2.0}
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    from conftest import reproduce_quick
+
+    return reproduce_quick(tmp_path_factory, "combocoding", "--jobs", "2")
+
+
+def test_quick_summary_claims_and_figures(quick_run):
+    out, p = quick_run
+    s = json.loads((out / "summary.json").read_text())
+    assert s["experiment"] == "combocoding" and s["quick"] is True and s["runs"]["failed"] == 0
+    assert s["seeds"] == cc.QUICK["seeds"]
+    assert set(s["table3_mbps"]) == set(cc.STRING_SERIES)
+    assert set(s["table3_mbps"]["adaptive"]) == {"3", "7"}
+    # Without loss every series carries traffic; NewReno on 3 hops at 54 Mbit/s: several Mbit/s.
+    assert all(s["table3_mbps"][k]["3"]["20-50 s"] > 1.0 for k in cc.STRING_SERIES)
+    assert 3.0 < s["table3_mbps"]["none"]["3"]["20-50 s"] < 9.0
+    assert set(s["tuned_redundancy"]) == set(cc.TUNED)
+    assert set(s["readings"]) == {f"{f}_delack_{a}" for f in cc.READINGS for a in ("on", "off")}
+    assert s["closest_reading"]["frames"] in cc.READINGS
+    assert set(s["table3_alt_mbps"]) == set(cc.STRING_SERIES) and set(s["loss_3hops_alt"]) == set(cc.LOSS_SERIES)
+    assert set(s["pipeline_tail_3hops"]) == {"20_1.4", "20_2.5", "40_1.4", "40_2.5"}
+    # Eq. 6 without loss: a few MAC frames per node per delivered DATA.
+    assert 1.0 < s["loss_3hops"]["overhead"]["none"]["0"] < 8.0
+    assert 0 < s["loss_3hops"]["delay"]["none"]["0"] < 1.0
+    assert len(s["claims"]) == 8 and all(isinstance(c["holds"], bool) for c in s["claims"])
+    assert_conclusions_under_claims(s["claims"], p.stdout)
+    assert "Table 3: goodput (Mbit/s) per interval" in p.stdout and "(4.43)" in p.stdout
+    for name in FIGURES:
+        assert (out / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
