@@ -2,15 +2,17 @@
 checking the simulator against the scheme rather than against the paper's numbers.
 
 A source codes each of the k packets of a generation as it arrives into r combinations of the
-packets so far on average (credit carried from packet to packet, as `coding/pipeline/source.rs`
-does); every relay sends r re-encoded combinations per innovative combination it receives;
-each combination is lost on each hop with probability `loss`, independently (the `"network"`
-reading of the per-link loss: MAC retries do not help). Ranks stand in for subspaces: a
-combination is innovative at the next node when that node's rank is below the sender's (exact
-over a large field up to a vanishing probability). With the lower-triangular structure the
-destination decodes packets 1..m as soon as its rank is m after packet m's combinations, so
-the packets after the last such m stay undecoded when the generation ends: the tail the paper
-calls "non-uniform inclusion". No MAC, no TCP, no timing: packets of one generation only.
+packets so far on average (credit carried from packet to packet as `coding/pipeline/source.rs`
+does, but starting at zero in each generation: 22 combinations per generation at r = 1.4
+where the simulator averages 22.4); every relay sends r re-encoded combinations per
+innovative combination it receives; each combination is lost on each hop with probability
+`loss`, independently (the `"network"` reading of the per-link loss: MAC retries do not
+help). Ranks stand in for subspaces, an approximation: a combination counts as innovative at
+the next node when that node's rank is below the sender's, whatever packets the two spans
+hold. With the lower-triangular structure the destination decodes packets 1..m as soon as
+its rank is m after packet m's combinations, so the packets after the last such m stay
+undecoded when the generation ends: the tail the paper calls "non-uniform inclusion". No MAC,
+no TCP, no timing: packets of one generation only.
 """
 
 from __future__ import annotations

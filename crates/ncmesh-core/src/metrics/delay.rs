@@ -16,6 +16,9 @@ use std::collections::VecDeque;
 pub struct StreamDelay {
     /// (end offset, first sent) of each new segment not yet delivered, in stream order.
     in_flight: VecDeque<(u64, Time)>,
+    /// The highest end offset ever sent: data below it is a retransmission, even when
+    /// it was delivered already (its ACK lost) and nothing is in flight.
+    sent_to: u64,
     sum_s: f64,
     count: u64,
 }
@@ -24,7 +27,8 @@ impl StreamDelay {
     /// TCP sent the stream's bytes up to `end` at `now`; new data when beyond what it
     /// sent before (a retransmission keeps its first time).
     pub fn sent(&mut self, end: u64, now: Time) {
-        if self.in_flight.back().is_none_or(|&(e, _)| end > e) {
+        if end > self.sent_to {
+            self.sent_to = end;
             self.in_flight.push_back((end, now));
         }
     }
@@ -76,6 +80,20 @@ mod tests {
         assert_eq!(d.count(), 2);
         // (2.1 - 1.0) and (2.1 - 1.1)
         assert!((d.mean_ms() - 1050.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn data_sent_again_after_its_delivery_is_not_counted_twice() {
+        let mut d = StreamDelay::default();
+        d.sent(1000, secs(1.0));
+        d.delivered(1000, secs(1.1), true);
+        // Its ACK was lost: TCP times out and sends the delivered segment again.
+        d.sent(1000, secs(2.1));
+        d.delivered(1000, secs(2.2), true);
+        d.sent(2000, secs(2.3));
+        d.delivered(2000, secs(2.4), true);
+        assert_eq!(d.count(), 2);
+        assert!((d.mean_ms() - 100.0).abs() < 1e-6);
     }
 
     #[test]
