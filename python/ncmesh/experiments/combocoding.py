@@ -218,36 +218,32 @@ def _window_goodput(series, keys: list[str]):
     return out.reset_index()
 
 
+def _per_series(results: dict, prefix: str, series, rows):
+    """`rows(s, res)` for each part PREFIX-<s> of `series` present in `results`, one frame."""
+    import pandas as pd
+
+    frames = [rows(s, results[f"{prefix}-{s}"]) for s in series if f"{prefix}-{s}" in results]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
 def string_runs(results: dict, prefix: str = "string"):
     """One row per string run of the parts PREFIX-<series>: series, hops, seed, w0..w2
     (Mbit/s in the three windows), w3 (80-95 s)."""
-    import pandas as pd
-
-    frames = []
-    for s in STRING_SERIES:
-        res = results.get(f"{prefix}-{s}")
-        if res is None:
-            continue
-        df = _window_goodput(res.flow_series, ["hops"])
-        df["series"] = s
-        frames.append(df)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return _per_series(results, prefix, STRING_SERIES,
+                       lambda s, res: _window_goodput(res.flow_series, ["hops"]).assign(series=s))
 
 
 def string_series(results: dict):
     """Goodput over time: series, hops, t_s, seed, goodput (Mbit/s)."""
     import pandas as pd
 
-    frames = []
-    for s in STRING_SERIES:
-        res = results.get(f"string-{s}")
-        if res is None:
-            continue
+    def rows(s, res):
         fs = res.flow_series
         fs = fs[fs["flow"] == 0]
-        frames.append(pd.DataFrame({"series": s, "hops": fs["hops"].astype(int), "t_s": fs["t_s"],
-                                    "seed": fs["seed"], "goodput": fs["goodput_kbps"] / 1000.0}))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        return pd.DataFrame({"series": s, "hops": fs["hops"].astype(int), "t_s": fs["t_s"],
+                             "seed": fs["seed"], "goodput": fs["goodput_kbps"] / 1000.0})
+
+    return _per_series(results, "string", STRING_SERIES, rows)
 
 
 def readings_runs(results: dict):
@@ -264,30 +260,25 @@ def readings_runs(results: dict):
 def loss_runs(results: dict, prefix: str = "loss"):
     """One row per loss run: series, loss (%), redundancy (NaN for the uncoded), seed,
     goodput (Mbit/s), delay (s; NaN when nothing was delivered), overhead (Eq. 6),
-    per_packet (MAC frames per delivered DATA), timeouts."""
+    timeouts."""
     import pandas as pd
 
-    frames = []
-    for s in LOSS_SERIES:
-        res = results.get(f"{prefix}-{s}")
-        if res is None:
-            continue
+    def rows(s, res):
         flows = res.flows[res.flows["flow"] == 0]
-        nodes = res.nodes
         # Eq. 6: every MAC frame a node puts on the air (retries and MAC ACKs included).
-        per = nodes.groupby("run_key").agg(frames=("mac_frames_sent", "sum"), nodes=("node", "count"))
+        per = res.nodes.groupby("run_key").agg(frames=("mac_frames_sent", "sum"), nodes=("node", "count"))
         f = flows.merge(per, left_on="run_key", right_index=True, how="left")
         delivered = f["rx_bytes"] / MSS
-        frames.append(pd.DataFrame({
+        return pd.DataFrame({
             "series": s, "loss": (f["loss.0.rate"] * 100).round().astype(int),
             "redundancy": f["scheme.pipeline.redundancy"] if "scheme.pipeline.redundancy" in f else math.nan,
             "seed": f["seed"], "goodput": f["goodput_kbps"] / 1000.0,
             # No segment delivered in the window: no delay (the core reports 0).
             "delay": (f["delay_mean_ms"] / 1000.0).where(f["delay_mean_ms"] > 0),
             "overhead": f["frames"] / (delivered * f["nodes"]).where(delivered > 0),
-            "per_packet": f["frames"] / delivered.where(delivered > 0),
-            "timeouts": f["timeouts"]}))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+            "timeouts": f["timeouts"]})
+
+    return _per_series(results, prefix, LOSS_SERIES, rows)
 
 
 def tail_runs(results: dict):
