@@ -190,3 +190,48 @@ fn adaptation_without_a_coded_ack_flow_is_refused_with_one_line() {
     assert!(e.contains("scheme.pipeline.adaptive"), "{e}");
     assert!(!e.contains('\n'), "{e}");
 }
+
+/// ComboCoding with loss adaptation over both paths of the `two-path` shape (2 hops each:
+/// source 0, relays 1 and 2, destination 3), packets spread round-robin, `loss` of the
+/// packets dropped after the MAC on every link.
+fn two_paths(loss: f64) -> Scenario {
+    let mut s = build("two-path", &BuildOptions::new().with("hops", 2u64)).unwrap();
+    s.tcp.delayed_ack = false;
+    s.simulation.duration_s = 40.0;
+    s.simulation.measure_start_s = 10.0;
+    s.simulation.payload_bytes = true;
+    s.scheme.name = "combocoding".into();
+    s.scheme.pipeline.adaptive = true;
+    s.routing.paths = 2;
+    s.routing.spread = Spread::RoundRobin;
+    s.loss.push(LossCfg {
+        rate: loss,
+        frames: LossFrames::Network,
+        ..LossCfg::default()
+    });
+    s
+}
+
+#[test]
+fn over_two_paths_each_end_sums_the_counts_of_both_next_hops() {
+    let r = run(&two_paths(0.1)).unwrap();
+    delivered_intact(&r, "two paths, 10%");
+    // Both relays carry the flow, about half each.
+    let (a, b) = (at(&r, 1, "pl_recoded"), at(&r, 2, "pl_recoded"));
+    assert!(
+        a > 100 && b > 100 && (a as f64 / b as f64 - 1.0).abs() < 0.3,
+        "{a} / {b}"
+    );
+    // The source and the destination each hear a count from both next hops: about 10%
+    // lost per link, not the 55% one next hop's count alone would say. (A path that stops
+    // reporting counts as lost: adapt.rs's unit tests.)
+    for end in [0, 3] {
+        let est = at(&r, end, "pl_loss_permille");
+        let updates = at(&r, end, "pl_loss_updates");
+        assert!(updates > 30, "node {end}: {updates} updates");
+        assert!(
+            (50..=200).contains(&est),
+            "node {end}: {est} per mille for 100"
+        );
+    }
+}

@@ -140,6 +140,41 @@ fn a_relay_walking_away_cuts_the_flow() {
 }
 
 #[test]
+fn kept_routes_break_with_the_relay_that_leaves_followed_ones_go_round() {
+    // Two 2-hop paths; path 1's relay (node 1) walks away at 10-12 s.
+    let run_with = |follow: bool| {
+        let mut s = build("two-path", &BuildOptions::new().with("hops", 2u64)).unwrap();
+        s.routing.follow_mobility = follow;
+        s.nodes[1].waypoints = vec![
+            Waypoint {
+                t_s: 10.0,
+                x: 200.0,
+                y: 150.0,
+            },
+            Waypoint {
+                t_s: 12.0,
+                x: 200.0,
+                y: 600.0,
+            },
+        ];
+        let r = run(&s).unwrap();
+        let late: f64 = r
+            .flow_series
+            .iter()
+            .filter(|x| x.t_s > 15.0)
+            .map(|x| x.goodput_kbps)
+            .sum();
+        (r, late)
+    };
+    let (kept, late) = run_with(false);
+    assert_eq!(late, 0.0, "the routes of the start lead to the relay that left");
+    assert_eq!(kept.flows[0].path, vec![0, 1, 3], "path 1 (lower ids) at the start");
+    let (followed, late) = run_with(true);
+    assert!(late > 1000.0, "re-routed through node 2: {late}");
+    assert_eq!(followed.flows[0].path, vec![0, 2, 3]);
+}
+
+#[test]
 fn loss_schedule_shapes_goodput_in_time() {
     let mut s = chain(2);
     s.loss.push(LossCfg {

@@ -7,8 +7,9 @@ and fixed ComboCoding over a grid of redundancies, the best per loss rate report
 paper's "experimentally tuned" value), `string-*` (Figs. 10-11 and Table 3: 3-9 hops, loss 0%
 in 20-50 s, 40% in 50-80 s, 20% in 80-110 s), `readings` (no coding and PiggyCode on the
 same strings under each reading of "per-link loss" and with and without delayed ACKs; the
-closest to Table 3 is the set-up of the other parts) and, not in the paper, `alt-*` and
-`altloss-*` (the string and loss parts under ALT_READING). `analyze` joins the tables,
+closest to Table 3 is the set-up of the other parts), `manet` (Figs. 12-13: ComboCoding over
+one and two paths of a two-path MANET whose path 1 breaks near 97 s) and, not in the paper,
+`alt-*` and `altloss-*` (the string and loss parts under ALT_READING). `analyze` joins the tables,
 figures, Pipeline's generation tail beside `ncmesh.analysis.pipeline_model`, the paper's
 claims and the notes."""
 
@@ -16,14 +17,14 @@ from __future__ import annotations
 
 import math
 
-from .common import (Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_most,
+from .common import (Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_least, at_most,
                      claims_part, fmt_ci, less, more, near, sweep_base)
 from .figures import grid_figure, line_panel
 from .measures import stats_by
 
 NAME = "combocoding"
 TITLE = ("ComboCoding, Pipeline coding and PiggyCode for TCP on a lossy 54 Mbit/s string "
-         "(Chen et al.: Figs. 7-11, Table 3)")
+         "(Chen et al.: Figs. 7-13, Table 3)")
 DESCRIPTION = """
 Chen, Gerla et al., ComboCoding: combined intra- and inter-flow network coding for TCP over
 disruptive wireless networks (docs/papers.md; QualNet 4.5): one saturated TCP NewReno flow (FTP)
@@ -38,8 +39,13 @@ The paper does not say where its per-link loss strikes nor whether ACKs are dela
 `readings` part runs no coding and PiggyCode under each reading (`loss.frames` = "data",
 "all", "network") with and without delayed ACKs, and the one closest to Table 3 is the set-up
 of the rest (docs/assumptions.md, "Reproduction of Chen et al. (ComboCoding)"); the coded
-series also run under the "all" reading (not in the paper). Mean over seeds with a 95%
-confidence interval.
+series also run under the "all" reading (not in the paper). Figs. 12-13: adaptive ComboCoding on
+a source and a destination joined by two disjoint strings (builder `two-path`), 20% loss in
+50-80 s, the first relay of path 1 walking away from 80 s until its link to the source breaks at
+97 s; over one path (`routing.paths = 1`) and over both (`routing.paths = 2`, packets spread
+round-robin), with the routes of the start kept (`routing.follow_mobility = false`, the paper's
+"thanks to loss adaptation") and, as an ablation, re-computed as nodes move. Mean over seeds
+with a 95% confidence interval.
 """
 
 # ---- Table 2 and the values the paper leaves out (docs/assumptions.md, "ComboCoding reproduction")
@@ -81,9 +87,9 @@ PIPELINE_R_STRING = 3.0
 COMBO_R_FIXED = 1.4
 
 QUICK = {"seeds": 2, "hops": [3, 7], "loss_rates": [0.0, 0.2, 0.4], "redundancies": [1.4, 2.5],
-         "loss_duration": 30.0, "readings_seeds": 1}
+         "loss_duration": 30.0, "readings_seeds": 1, "manet_readings": [READING]}
 FULL = {"seeds": 10, "hops": HOPS, "loss_rates": LOSS_RATES, "redundancies": REDUNDANCIES,
-        "loss_duration": 60.0, "readings_seeds": 5}
+        "loss_duration": 60.0, "readings_seeds": 5, "manet_readings": [READING, ALT_READING]}
 LOSS_HOPS, LOSS_START_S, LOSS_MEASURE_S = 3, 1.0, 10.0
 
 STRING_SERIES = {"adaptive": {"scheme.name": "combocoding", "scheme.pipeline.adaptive": True},
@@ -174,7 +180,7 @@ def _loss_base(size: dict, settings: dict, frames: str = READING) -> dict:
 
 
 def sweeps(quick: bool = False) -> dict[str, dict]:
-    """{part: sweep}: the loss, string, readings and alternative-reading parts."""
+    """{part: sweep}: the loss, string, readings, MANET and alternative-reading parts."""
     size = QUICK if quick else FULL
     seeds = {"count": size["seeds"], "start": 1}
     parts = {}
@@ -201,17 +207,22 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
                          "grid": {"hops": list(size["hops"]), "scheme.name": ["none", "piggycode"],
                                   "loss.0.frames": list(READINGS), "tcp.delayed_ack": [False, True]},
                          "seeds": {"count": size["readings_seeds"], "start": 1}}
+    # One path: routing.paths = 1 with the routes of the start kept; of the two equal-length
+    # paths the routing takes the one through the lower node ids, path 1 (the one that breaks).
+    from . import combocoding_manet as manet   # Figs. 12-13 (it reads this module's set-up)
+
+    parts["manet"] = manet.sweep(f"{NAME}-manet", size["manet_readings"], seeds)
     return parts
 
 
 # ---------------------------------------------------------------- per-run measures
 
-def _window_goodput(series, keys: list[str]):
-    """Per run (keys..., seed): mean goodput (Mbit/s) in each window of WINDOWS and RECOVERY
-    (a sample at t covers (t − 1, t])."""
+def _window_goodput(series, keys: list[str], windows: list | None = None):
+    """Per run (keys..., seed): mean goodput (Mbit/s) in each window of `windows` (default
+    WINDOWS and RECOVERY) as w0, w1, ... (a sample at t covers (t − 1, t])."""
     fs = series[series["flow"] == 0]
     out = None
-    for i, (a, b) in enumerate(WINDOWS + [RECOVERY]):
+    for i, (a, b) in enumerate(windows or WINDOWS + [RECOVERY]):
         w = fs[(fs["t_s"] > a) & (fs["t_s"] <= b + 1e-9)]
         g = (w.groupby(keys + ["seed"], dropna=False)["goodput_kbps"].mean() / 1000.0).rename(f"w{i}")
         out = g.to_frame() if out is None else out.join(g, how="outer")
@@ -330,16 +341,21 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
     if not readings.empty and not alt.empty:
         same = readings[(readings["frames"] == ALT_READING) & (readings["delayed_ack"] == DELAYED_ACK)]
         alt = pd.concat([alt, same.drop(columns=["frames", "delayed_ack"])], ignore_index=True)
+    from . import combocoding_manet as manet
+
+    manet_df = manet.runs(results)
     parts = [_readings(readings), _table3(strings), _time_figures(series), _loss_figures(losses),
-             _tuning(losses), _tail(tail_runs(results)), _table3(alt, alt=True),
-             _loss_figures(loss_runs(results, "altloss"), alt=True)]
+             _tuning(losses), _tail(tail_runs(results)), manet.analyze(manet_df, manet.series(results)),
+             _table3(alt, alt=True), _loss_figures(loss_runs(results, "altloss"), alt=True)]
     joined = Analysis.join(parts)
-    claims = _claims(strings, losses)
+    claims = Analysis.join([_claims(strings, losses), manet.claims(manet_df)])
     return Analysis.join([joined, claims, claims_part(claims.claims, CLAIMS_NOTE), _notes(quick, strings, losses)],
                          scenario_note="Parts: loss-none, loss-piggycode, loss-pipeline, loss-combocoding (3 hops, "
                                        "constant loss × redundancy); string-adaptive, string-combocoding, "
                                        "string-pipeline, string-piggycode, string-none (hops, time-varying loss); "
-                                       "readings (no coding and PiggyCode under each loss reading × delayed ACKs); alt-adaptive, "
+                                       "readings (no coding and PiggyCode under each loss reading × delayed ACKs); manet (adaptive "
+                                       "ComboCoding on the two-path MANET: hops per path × one or two paths × "
+                                       "routes kept or re-computed × loss reading); alt-adaptive, "
                                        "alt-combocoding, alt-pipeline (not in the paper: the coded series under the "
                                        f"`{ALT_READING}` reading).")
 

@@ -97,7 +97,8 @@ pub struct Occupancy {
 /// One node's per-hop coding layer (the interface queue and what it sends).
 pub trait CodingScheme: Send {
     /// The network layer sends `pkt` on; `hops` are its candidate next hops, cheapest
-    /// first (never empty).
+    /// first, or under `routing.spread = "round-robin"` starting with the one whose turn
+    /// it is (never empty).
     fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]);
     /// When is a frame due (the MAC contends only then)? A function of the scheme's
     /// state alone, which changes only inside its callbacks: the simulator asks after

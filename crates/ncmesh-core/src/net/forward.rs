@@ -8,7 +8,8 @@ use super::routing::{NextHops, Routes};
 pub enum Forward {
     /// The packet is for this node: up to the transport.
     Deliver,
-    /// Hand it to the coding layer with these candidate next hops (cheapest first).
+    /// Hand it to the coding layer with these candidate next hops (cheapest first; the
+    /// simulator rotates them under `routing.spread = "round-robin"`).
     Send(NextHops),
     /// It leaves the network here.
     Drop(DropReason),

@@ -1,11 +1,13 @@
 //! Network layer: packets, the routing graph, routes (hop count, ETX, explicit,
-//! reinforced paths, costs) and forwarding.
+//! reinforced paths, costs), forwarding, and spreading a flow over its paths.
 
 pub mod forward;
 pub mod graph;
 pub mod packet;
 pub mod routing;
+pub mod spread;
 
 pub use forward::{forward, Forward};
 pub use packet::{DropReason, NodeId, Packet, BROADCAST, IP_HEADER_BYTES, L4};
 pub use routing::{NextHop, NextHops, PathCost, Routes};
+pub use spread::Turns;

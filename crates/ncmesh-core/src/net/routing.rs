@@ -6,7 +6,7 @@
 use super::graph::{routing_graph, tree_towards, Edge, Tree, NONE};
 use super::packet::NodeId;
 use crate::phy::Channel;
-use crate::scenario::schema::{FlowCfg, RoutingCfg};
+use crate::scenario::schema::{FlowCfg, RoutingCfg, Spread};
 use smallvec::SmallVec;
 use std::cell::OnceCell;
 
@@ -20,7 +20,8 @@ pub struct NextHop {
 }
 
 /// Every candidate next hop of a packet, cheapest first (one unless the flow has several
-/// reinforced paths).
+/// reinforced paths); under `routing.spread = "round-robin"` the network layer hands a
+/// scheme the list rotated to the candidate whose turn it is.
 pub type NextHops = SmallVec<[NextHop; 2]>;
 
 /// Distances from a node to a destination in both metrics, whatever the routing uses.
@@ -58,8 +59,12 @@ pub struct Routes {
     costs: Vec<OnceCell<Costs>>,
     /// Explicit forward paths per flow (reverse traffic follows them backwards).
     explicit: Vec<Option<Explicit>>,
-    /// Per flow: its paths (the reinforced ones, or its one route) and destination.
-    paths: Vec<(NodeId, Vec<Vec<NodeId>>)>,
+    /// Per flow: its paths (the reinforced ones, or its one route).
+    paths: Vec<Vec<Vec<NodeId>>>,
+    /// Per flow: its (source, destination).
+    ends: Vec<(NodeId, NodeId)>,
+    /// How packets use several candidate next hops (`routing.spread`).
+    spread: Spread,
     /// Per flow with several paths: (node, downstream neighbour) on any of them.
     fan: Vec<Vec<(NodeId, NodeId)>>,
 }
@@ -74,7 +79,9 @@ impl Routes {
             trees: Vec::new(),
             costs: (0..n).map(|_| OnceCell::new()).collect(),
             explicit: vec![None; flows],
-            paths: vec![(NONE, Vec::new()); flows],
+            paths: vec![Vec::new(); flows],
+            ends: vec![(NONE, NONE); flows],
+            spread: Spread::Cheapest,
             fan: vec![Vec::new(); flows],
         };
         for &d in destinations {
@@ -95,6 +102,7 @@ impl Routes {
         dests.dedup();
         let adj = routing_graph(ch, nodes, cfg.metric, cfg.min_delivery);
         let mut r = Routes::new(adj, &dests, flows.len());
+        r.spread = cfg.spread;
         for (i, f) in flows.iter().enumerate() {
             if let Some(p) = &f.route {
                 r.set_explicit(i as u32, p.clone());
@@ -152,13 +160,14 @@ impl Routes {
             }
         }
         self.fan[flow as usize] = fan;
-        self.paths[flow as usize] = (dst, paths);
+        self.paths[flow as usize] = paths;
+        self.ends[flow as usize] = (src, dst);
     }
 
     /// The paths of `flow` from its source to its destination: one for single-path
     /// routing, up to `routing.paths` reinforced ones.
     pub fn paths(&self, flow: u32) -> &[Vec<NodeId>] {
-        &self.paths[flow as usize].1
+        &self.paths[flow as usize]
     }
 
     /// Next hop at `at` for a packet of `flow` going to `dst` (the cheapest candidate).
@@ -176,8 +185,9 @@ impl Routes {
     }
 
     /// Every candidate next hop at `at` for a packet of `flow` going to `dst`, cheapest
-    /// first: the downstream neighbours of `at` on the flow's reinforced paths (towards
-    /// the flow's destination), else the one routed next hop. Empty: no route.
+    /// first: the next nodes after `at` on the flow's reinforced paths (downstream towards
+    /// the flow's destination, upstream towards its source), else the one routed next
+    /// hop. Empty: no route.
     pub fn next_hops(&self, at: NodeId, dst: NodeId, flow: u32) -> NextHops {
         let mut out = NextHops::new();
         if let Some(Some(e)) = self.explicit.get(flow as usize) {
@@ -193,8 +203,12 @@ impl Routes {
         }
         let tree = &self.trees[row as usize];
         let fan = &self.fan[flow as usize];
-        if !fan.is_empty() && self.paths[flow as usize].0 == dst {
-            for &(_, h) in fan.iter().filter(|(v, _)| *v == at) {
+        let (src_end, dst_end) = self.ends[flow as usize];
+        let (to_dst, to_src) = (dst == dst_end, dst == src_end);
+        if !fan.is_empty() && (to_dst || to_src) {
+            // Towards the source, the paths are walked backwards.
+            let step = |&(v, h): &(NodeId, NodeId)| if to_dst { (v, h) } else { (h, v) };
+            for (_, h) in fan.iter().map(step).filter(|&(v, _)| v == at) {
                 let cost = self.link_cost(at, h).unwrap_or(f64::INFINITY) + tree.dist[h as usize];
                 out.push(NextHop { node: h, cost });
             }
@@ -211,6 +225,17 @@ impl Routes {
             });
         }
         out
+    }
+
+    /// The next hops at `at` that packets of `flow` going to `dst` are spread over: every
+    /// candidate under `routing.spread = "round-robin"`, else the cheapest (a scheme may
+    /// still choose among [`next_hops`](Self::next_hops) itself).
+    pub fn next_hops_taken(&self, at: NodeId, dst: NodeId, flow: u32) -> NextHops {
+        let mut hops = self.next_hops(at, dst, flow);
+        if self.spread == Spread::Cheapest {
+            hops.truncate(1);
+        }
+        hops
     }
 
     /// The path a packet of `flow` takes from src to dst, if complete.
@@ -443,11 +468,20 @@ mod tests {
         for v in 0..6 {
             assert!(r.next_hops(v, 5, 1).len() <= 2);
         }
-        // reverse traffic and single-path flows use the routed next hop
-        assert_eq!(r.next_hops(5, 0, 1).len(), 1);
+        // traffic back to the source walks the paths backwards
+        let back: Vec<u32> = r.next_hops(5, 0, 1).iter().map(|h| h.node).collect();
+        assert_eq!(back, vec![2, 4]);
+        let back: Vec<u32> = r.next_hops(4, 0, 1).iter().map(|h| h.node).collect();
+        assert_eq!(back, vec![1], "the rung 1 - 4 is on a path, 3 - 4 is not");
+
         r.set_paths(0, 0, 5, 1);
         assert_eq!(r.paths(0), &[vec![0, 1, 2, 5]]);
-        assert_eq!(r.next_hops(1, 5, 0).len(), 1);
+        assert_eq!(
+            r.next_hops(1, 5, 0).len(),
+            1,
+            "single-path flows: the routed hop"
+        );
+        assert_eq!(r.next_hops(5, 0, 0).len(), 1);
         // d = 3 finds a third path through the sink's third neighbour if there is one
         let r3 = Routes::new(undirected(6, &links), &[5], 1);
         assert_eq!(

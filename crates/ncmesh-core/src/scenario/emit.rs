@@ -200,6 +200,8 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "paths", c.paths.to_string());
     kv(&mut o, "ttl", c.ttl.to_string());
     kv(&mut o, "min_delivery", f(c.min_delivery));
+    kv(&mut o, "spread", name(&c.spread));
+    kv(&mut o, "follow_mobility", c.follow_mobility.to_string());
 
     let c = &sc.tcp;
     o.push_str("\n[tcp]\n");

@@ -350,8 +350,22 @@ pub enum RouteMetric {
     Etx,
 }
 
-/// Static routing: paths computed once from the channel. A flow's explicit `route` (see
-/// `[[flows]]`) overrides it.
+/// How a node hands a packet to its candidate next hops when a flow has several paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum Spread {
+    /// Every packet to the cheapest candidate; schemes that choose among the candidates
+    /// themselves (multipath schemes) still see all of them.
+    Cheapest,
+    /// Each node sends the packets of a flow direction to its candidates in turn (Chen et
+    /// al.'s ComboCoding over two paths).
+    RoundRobin,
+}
+
+/// Static routing: paths computed once from the channel (and again whenever nodes move,
+/// unless `follow_mobility` is off). A flow's explicit `route` (see `[[flows]]`)
+/// overrides it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
@@ -359,12 +373,21 @@ pub struct RoutingCfg {
     /// Shortest-path metric.
     pub metric: RouteMetric,
     /// Reinforced paths per flow, d (directed diffusion): a node on them may forward a
-    /// packet of the flow to any of its downstream neighbours (multipath schemes); 1-16.
+    /// packet of the flow to any of its downstream neighbours, and a packet back to the
+    /// flow's source to any of its upstream neighbours (multipath schemes); 1-16.
     pub paths: u32,
     /// Initial IP TTL; 1-255.
     pub ttl: u32,
     /// Links whose delivery probability is below this are not routed over; in [0, 1].
     pub min_delivery: f64,
+    /// With several paths (`paths` > 1): which candidate next hop each packet goes to.
+    /// The paths carry both directions of a flow: packets towards its source (TCP ACKs)
+    /// go to the upstream neighbours on the paths.
+    pub spread: Spread,
+    /// Routes are recomputed from the new positions at every mobility update (an oracle
+    /// routing protocol); false keeps the routes computed at the start, so a path breaks
+    /// when a node on it moves out of range (Chen et al.'s two-path MANET).
+    pub follow_mobility: bool,
 }
 
 impl Default for RoutingCfg {
@@ -374,6 +397,8 @@ impl Default for RoutingCfg {
             paths: 1,
             ttl: 64,
             min_delivery: 0.1,
+            spread: Spread::Cheapest,
+            follow_mobility: true,
         }
     }
 }

@@ -100,6 +100,11 @@ fn every_builder_round_trips() {
             ),
         ),
         ("butterfly", BuildOptions::new()),
+        ("two-path", BuildOptions::new()),
+        (
+            "two-path",
+            opts(json!({"hops": 2, "spacing": 240, "width": 140})),
+        ),
         ("random", BuildOptions::new()),
         ("topology", opts(json!({"file": ff, "tq_map": "sqrt"}))),
     ];
@@ -119,6 +124,49 @@ fn every_builder_round_trips() {
         assert!(cases.iter().any(|(c, _)| c == k), "{k} untested");
     }
     let _ = std::fs::remove_file(&ff);
+}
+
+#[test]
+fn two_path_is_two_disjoint_strings() {
+    for hops in [2usize, 3, 5] {
+        let s = build("two-path", &opts(json!({ "hops": hops }))).unwrap();
+        let n = s.nodes.len();
+        assert_eq!(n, 2 * hops);
+        assert_eq!((s.flows[0].src, s.flows[0].dst), (0, n as u32 - 1));
+        let d = |u: usize, v: usize| {
+            let (a, b) = (&s.nodes[u], &s.nodes[v]);
+            (a.x - b.x).hypot(a.y - b.y)
+        };
+        let p1: Vec<usize> = [0].into_iter().chain(1..hops).chain([n - 1]).collect();
+        let p2: Vec<usize> = [0].into_iter().chain(hops..n - 1).chain([n - 1]).collect();
+        let mut links = 0;
+        for u in 0..n {
+            for v in u + 1..n {
+                if d(u, v) <= s.channel.rx_range_m {
+                    links += 1;
+                    assert!((d(u, v) - 250.0).abs() < 1e-6, "{hops} hops: {u}-{v}");
+                    assert!(
+                        [&p1, &p2].iter().any(|p| p
+                            .windows(2)
+                            .any(|e| (e[0], e[1]) == (u, v) || (e[1], e[0]) == (u, v))),
+                        "{hops} hops: {u}-{v} is not a path link"
+                    );
+                }
+            }
+        }
+        assert_eq!(links, 2 * hops, "{hops} hops: each path's links, no other");
+    }
+    // Paths too close, or a width the spacing cannot climb.
+    let e = build("two-path", &opts(json!({"width": 100}))).unwrap_err();
+    assert_eq!(e.field, "width");
+    assert!(
+        e.message.contains("nodes 1 and 3") && e.message.contains("200.0 m apart"),
+        "{e}"
+    );
+    let e = build("two-path", &opts(json!({"width": 250}))).unwrap_err();
+    assert_eq!(e.field, "width");
+    let e = build("two-path", &opts(json!({"hops": 1}))).unwrap_err();
+    assert_eq!(e.field, "hops");
 }
 
 #[test]

@@ -86,6 +86,7 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
                     ..NodeResult::default()
                 },
                 ledger: Ledger::default(),
+                turns: Default::default(),
                 pos: positions[i],
             })
         })

@@ -54,6 +54,8 @@ struct Node {
     stats: NodeResult,
     ledger: Ledger,
     pos: (f64, f64),
+    /// Whose turn it is among a flow's next hops (`routing.spread = "round-robin"`).
+    turns: crate::net::Turns,
 }
 
 struct Flow {

@@ -5,6 +5,7 @@ use super::events::Ev;
 use super::Sim;
 use crate::app::{payload, payload_byte, Source};
 use crate::net::{forward, DropReason, Forward, NodeId, Packet, IP_HEADER_BYTES, L4};
+use crate::scenario::schema::Spread;
 use crate::transport::tcp::TcpHeader;
 use crate::transport::udp::{UdpHeader, UDP_HEADER_BYTES};
 
@@ -64,7 +65,12 @@ impl Sim {
                 }
             }
             Forward::Drop(why) => self.drop_packet(n, why),
-            Forward::Send(hops) => {
+            Forward::Send(mut hops) => {
+                if self.scenario.routing.spread == Spread::RoundRobin {
+                    self.nodes[n as usize]
+                        .turns
+                        .rotate(p.flow, p.dst, &mut hops);
+                }
                 self.with_scheme(n, |s, cx| s.enqueue(cx, p, &hops));
                 let q = self.nodes[n as usize].scheme.occupancy().queued as u64;
                 let st = &mut self.nodes[n as usize].stats;

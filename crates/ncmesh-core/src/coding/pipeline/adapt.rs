@@ -16,7 +16,16 @@
 //! redundancy "due to symmetric links"; here each direction estimates its own outgoing
 //! link from the reports carried the other way, which is the same on symmetric links and
 //! gives the TCP receiver (which sends ACKs only) an estimate of its own.
+//!
+//! Eq. 3 is written for a single path. Over several paths (`routing.paths`), a node that
+//! spreads a direction over several next hops hears a report from each: N is the sum of
+//! their counts of a generation (each counts only what it received from this node), taken
+//! when every current next hop has reported it, or, when one stays silent (its link
+//! broken), once another has moved two generations on; the silent one counts as having
+//! received nothing. On a single path this is the paper's rule unchanged.
 
+use super::header::Report;
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 
 /// A flow direction: (flow, node that originates its packets).
@@ -24,19 +33,40 @@ pub(super) type Dir = (u32, u32);
 
 /// The highest loss the estimate may reach (redundancy stays finite: 1/(1 − 0.9) = 10).
 const MAX_LOSS: f64 = 0.9;
+/// Generations a report may lag behind another next hop's before its absence counts as
+/// nothing received.
+const SILENT_AFTER: u32 = 2;
+/// Generations after which an upstream neighbour no longer heard drops out of the reports.
+const FORGET_AFTER: u32 = 4;
+/// Generations of sent counts kept.
+const KEPT: usize = 16;
 
-/// What this node sent of one direction, and what its next hop reported receiving.
+/// One generation this node sent of a direction, and what its next hops reported of it.
+#[derive(Debug)]
+struct Sent {
+    gen: u32,
+    /// Combinations sent (M).
+    m: u32,
+    /// Sum of the counts reported so far (N).
+    n: u32,
+    /// The next hops that reported it.
+    reporters: SmallVec<[u32; 2]>,
+    /// Already taken into the average.
+    done: bool,
+}
+
+/// What this node sent of one direction, and what its next hops reported receiving.
 #[derive(Debug, Default)]
 struct Outgoing {
-    /// (generation, combinations sent), newest last.
-    sent: VecDeque<(u32, u32)>,
-    /// The newest generation the next hop has reported.
-    last: Option<u32>,
+    /// Newest last.
+    sent: VecDeque<Sent>,
+    /// Per next hop: the newest generation it has reported.
+    last: SmallVec<[(u32, u32); 2]>,
     /// Smoothed loss P̄.
     loss: f64,
 }
 
-/// Combinations received of one direction.
+/// Combinations of one direction received from one upstream neighbour.
 #[derive(Debug, Clone, Copy)]
 struct Received {
     current: (u32, u32),
@@ -49,9 +79,10 @@ pub(super) struct LossEstimator {
     alpha: f64,
     base: f64,
     out: Vec<(Dir, Outgoing)>,
-    /// Per received direction: (current generation, combinations received in it), and the
-    /// same for the last completed generation (what is reported).
-    received: Vec<(Dir, Received)>,
+    /// Per received direction and upstream neighbour: (current generation, combinations
+    /// received in it), and the same for the last completed generation (what is
+    /// reported).
+    received: Vec<((Dir, u32), Received)>,
     /// EWMA updates made.
     pub(super) updates: u64,
 }
@@ -76,26 +107,31 @@ impl LossEstimator {
     pub(super) fn sent(&mut self, d: Dir, gen: u32) {
         let o = self.outgoing(d);
         match o.sent.back_mut() {
-            Some(e) if e.0 == gen => e.1 += 1,
-            Some(e) if e.0 > gen => {
-                if let Some(e) = o.sent.iter_mut().find(|e| e.0 == gen) {
-                    e.1 += 1;
+            Some(e) if e.gen == gen => e.m += 1,
+            Some(e) if e.gen > gen => {
+                if let Some(e) = o.sent.iter_mut().find(|e| e.gen == gen) {
+                    e.m += 1;
                 }
             }
             _ => {
-                o.sent.push_back((gen, 1));
-                if o.sent.len() > 16 {
+                o.sent.push_back(Sent {
+                    gen,
+                    m: 1,
+                    n: 0,
+                    reporters: SmallVec::new(),
+                    done: false,
+                });
+                if o.sent.len() > KEPT {
                     o.sent.pop_front();
                 }
             }
         }
     }
 
-    /// This node received a combination of generation `gen` of direction `d` (N), whose
-    /// sender reported `report` = (generation, received) for direction `about` (the one
-    /// this node sends to it): Eq. 3 and 4 for each newly reported generation.
-    pub(super) fn received(&mut self, d: Dir, gen: u32, report: Option<(u32, u16)>, about: Dir) {
-        match self.received.iter_mut().find(|e| e.0 == d) {
+    /// This node received a combination of generation `gen` of direction `d` from its
+    /// neighbour `from` (N).
+    pub(super) fn received(&mut self, d: Dir, from: u32, gen: u32) {
+        match self.received.iter_mut().find(|e| e.0 == (d, from)) {
             Some((_, r)) if gen > r.current.0 => {
                 r.done = Some(r.current);
                 r.current = (gen, 1);
@@ -103,44 +139,88 @@ impl LossEstimator {
             Some((_, r)) if gen == r.current.0 => r.current.1 += 1,
             Some(_) => {}
             None => self.received.push((
-                d,
+                (d, from),
                 Received {
                     current: (gen, 1),
                     done: None,
                 },
             )),
         }
-        let Some((rg, rn)) = report else { return };
-        let alpha = self.alpha;
-        let o = self.outgoing(about);
-        if o.last.is_some_and(|l| rg <= l) {
-            return;
-        }
-        o.last = Some(rg);
-        let Some(&(_, m)) = o.sent.iter().find(|e| e.0 == rg) else {
-            return;
-        };
-        if m > 0 {
-            let p0 = (f64::from(m) - f64::from(rn)).max(0.0) / f64::from(m);
-            o.loss += alpha * (p0 - o.loss);
-            self.updates += 1;
-        }
     }
 
-    /// The count to report for direction `d` (received here): the last completed
-    /// generation and how many of its combinations arrived.
-    pub(super) fn report(&self, d: Dir) -> Option<(u32, u16)> {
-        let (_, r) = self.received.iter().find(|e| e.0 == d)?;
-        let (g, n) = r.done?;
-        Some((g, n.min(u32::from(u16::MAX)) as u16))
+    /// Next hop `from` reported `r` on direction `about`, which this node sends to it;
+    /// `next_hops` gives the next hops this node spreads `about` over now (asked only for a
+    /// new report). Eq. 3 and 4 for each generation whose counts are complete.
+    pub(super) fn reported(
+        &mut self,
+        about: Dir,
+        from: u32,
+        r: Report,
+        next_hops: impl FnOnce() -> SmallVec<[u32; 2]>,
+    ) {
+        let (alpha, o) = (self.alpha, super::entry(&mut self.out, about));
+        match o.last.iter_mut().find(|e| e.0 == from) {
+            Some(e) if r.gen <= e.1 => return,
+            Some(e) => e.1 = r.gen,
+            None => o.last.push((from, r.gen)),
+        }
+        let hops = next_hops();
+        let mut updates = 0;
+        if let Some(s) = o.sent.iter_mut().find(|s| s.gen == r.gen && !s.done) {
+            if !s.reporters.contains(&from) {
+                s.reporters.push(from);
+                s.n += u32::from(r.count);
+            }
+            if hops.iter().all(|h| s.reporters.contains(h)) {
+                updates += average(&mut o.loss, alpha, s);
+            }
+        }
+        // A generation another next hop has passed by SILENT_AFTER: a next hop that never
+        // reported as far counts as having received none of it (its link is gone); one that
+        // reported a later generation only skipped this one's count (it sent nothing back
+        // in time), and the generation is closed without a sample, as on a single path.
+        for s in o.sent.iter_mut() {
+            if s.done || s.reporters.is_empty() || s.gen + SILENT_AFTER > r.gen {
+                continue;
+            }
+            let skipped = hops.iter().any(|h| {
+                !s.reporters.contains(h) && o.last.iter().any(|e| e.0 == *h && e.1 >= s.gen)
+            });
+            if skipped {
+                s.done = true;
+            } else {
+                updates += average(&mut o.loss, alpha, s);
+            }
+        }
+        self.updates += updates;
     }
 
-    /// Eq. 5: the redundancy for direction `d` on this node's outgoing link.
+    /// The counts to report for direction `d` (received here): per upstream neighbour
+    /// heard lately, its last completed generation and how many of its combinations
+    /// arrived from it; and whether they must name their neighbour (more than one
+    /// upstream neighbour was ever heard).
+    pub(super) fn report(&self, d: Dir) -> (SmallVec<[Report; 2]>, bool) {
+        let mine = || self.received.iter().filter(|e| e.0 .0 == d);
+        let newest = mine().filter_map(|e| e.1.done).map(|(g, _)| g).max();
+        let reports = mine()
+            .filter_map(|((_, to), r)| {
+                let (gen, n) = r.done?;
+                (gen + FORGET_AFTER >= newest?).then_some(Report {
+                    to: *to,
+                    gen,
+                    count: n.min(u32::from(u16::MAX)) as u16,
+                })
+            })
+            .collect();
+        (reports, mine().count() > 1)
+    }
+
+    /// Eq. 5: the redundancy for direction `d` on this node's outgoing links.
     pub(super) fn redundancy(&self, d: Dir) -> f64 {
         (self.base - 1.0) + 1.0 / (1.0 - self.loss(d))
     }
 
-    /// The smoothed loss P̄ of direction `d`'s outgoing link (0 before any report).
+    /// The smoothed loss P̄ of direction `d`'s outgoing links (0 before any report).
     pub(super) fn loss(&self, d: Dir) -> f64 {
         self.out
             .iter()
@@ -157,12 +237,42 @@ impl LossEstimator {
     }
 }
 
+/// Eq. 3 and 4 for generation `s`: its instantaneous loss (M − N) / M into the average.
+/// Returns the number of updates made (0 or 1).
+fn average(loss: &mut f64, alpha: f64, s: &mut Sent) -> u64 {
+    s.done = true;
+    if s.m == 0 {
+        return 0;
+    }
+    let p0 = (f64::from(s.m) - f64::from(s.n)).max(0.0) / f64::from(s.m);
+    *loss += alpha * (p0 - *loss);
+    1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const D: Dir = (0, 0); // DATA, sent by this node
     const A: Dir = (0, 3); // ACKs, received by this node
+    const NEXT: u32 = 1; // the next hop (single path)
+
+    fn rep(gen: u32, count: u16) -> Option<Report> {
+        Some(Report { to: 0, gen, count })
+    }
+
+    /// An ACK-direction combination of generation `gen` from `from`, with its report;
+    /// this node's next hops for the DATA direction are `hops`.
+    fn ack(e: &mut LossEstimator, from: u32, gen: u32, r: Option<Report>, hops: &[u32]) {
+        e.received(A, from, gen);
+        if let Some(r) = r {
+            e.reported(D, from, r, || hops.iter().copied().collect());
+        }
+    }
+
+    fn counts(v: (SmallVec<[Report; 2]>, bool)) -> Vec<(u32, u32, u16)> {
+        v.0.iter().map(|r| (r.to, r.gen, r.count)).collect()
+    }
 
     #[test]
     fn the_estimate_follows_eq_3_to_5() {
@@ -172,20 +282,20 @@ mod tests {
         for _ in 0..20 {
             e.sent(D, 0);
         }
-        e.received(A, 0, None, D);
+        ack(&mut e, NEXT, 0, None, &[NEXT]);
         assert_eq!(e.updates, 0);
-        e.received(A, 1, Some((0, 16)), D);
+        ack(&mut e, NEXT, 1, rep(0, 16), &[NEXT]);
         assert_eq!(e.updates, 1);
-        e.received(A, 1, Some((0, 16)), D);
+        ack(&mut e, NEXT, 1, rep(0, 16), &[NEXT]);
         assert_eq!(e.updates, 1, "a generation counts once");
         // P0 = (20 - 16) / 20 = 0.2; P̄ = 0 + (0.2 - 0) / 6.
         let p = 0.2 / 6.0;
         assert!((e.loss(D) - p).abs() < 1e-12);
         assert!((e.redundancy(D) - (0.4 + 1.0 / (1.0 - p))).abs() < 1e-12);
         // What this node reports of the ACK direction: its last completed generation.
-        assert_eq!(e.report(A), Some((0, 1)));
-        e.received(A, 2, None, D);
-        assert_eq!(e.report(A), Some((1, 2)));
+        assert_eq!(counts(e.report(A)), [(NEXT, 0, 1)]);
+        ack(&mut e, NEXT, 2, None, &[NEXT]);
+        assert_eq!(counts(e.report(A)), [(NEXT, 1, 2)]);
     }
 
     #[test]
@@ -196,8 +306,8 @@ mod tests {
                 e.sent(D, g);
             }
             // 40% of each generation lost; an older report arriving late changes nothing.
-            e.received(A, g, Some((g, 12)), D);
-            e.received(A, g, Some((g.saturating_sub(1), 2)), D);
+            ack(&mut e, NEXT, g, rep(g, 12), &[NEXT]);
+            ack(&mut e, NEXT, g, rep(g.saturating_sub(1), 2), &[NEXT]);
         }
         assert!((e.loss(D) - 0.4).abs() < 0.01, "{}", e.loss(D));
         assert!((e.redundancy(D) - (0.4 + 1.0 / 0.6)).abs() < 0.05);
@@ -218,7 +328,7 @@ mod tests {
                     e.sent(D, g);
                     n += u16::from(!rng.chance(p));
                 }
-                e.received(A, g, Some((g, n)), D);
+                ack(&mut e, NEXT, g, rep(g, n), &[NEXT]);
                 if g >= 100 {
                     tail.push(e.loss(D));
                 }
@@ -230,5 +340,82 @@ mod tests {
                 "p = {p}: an estimate strays"
             );
         }
+    }
+
+    #[test]
+    fn two_next_hops_sum_their_counts_and_a_silent_one_counts_as_loss() {
+        // Generations of 20 spread over next hops 1 and 2 (10 each), 20% lost on each
+        // link: each reports 8, and the sum gives 20%, not the 60% one report alone says.
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4);
+        for g in 0..80u32 {
+            for _ in 0..20 {
+                e.sent(D, g);
+            }
+            ack(&mut e, 1, g + 1, rep(g, 8), &[1, 2]);
+            if g == 0 {
+                assert_eq!(e.updates, 0, "waits for the other next hop");
+            }
+            ack(&mut e, 2, g + 1, rep(g, 8), &[1, 2]);
+        }
+        assert_eq!(e.updates, 80);
+        assert!((e.loss(D) - 0.2).abs() < 0.01, "{}", e.loss(D));
+        // Next hop 2's link breaks: its reports stop. Each generation is taken once next
+        // hop 1 is two generations on, with 10 of 20 received: the estimate goes to 50%.
+        // (A single path's rule: no next hop 2, every report complete at once.)
+        for g in 80..200u32 {
+            for _ in 0..20 {
+                e.sent(D, g);
+            }
+            ack(&mut e, 1, g + 1, rep(g, 10), &[1, 2]);
+        }
+        assert_eq!(e.updates, 80 + 118, "all but the last two generations");
+        assert!((e.loss(D) - 0.5).abs() < 0.01, "{}", e.loss(D));
+    }
+
+    #[test]
+    fn reports_go_to_each_upstream_neighbour_heard_lately() {
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4);
+        // ACK-direction combinations (this node is their destination's side) from
+        // neighbours 5 and 6: generation 0 completes at each when generation 1 starts.
+        for (from, n) in [(5, 3), (6, 4)] {
+            for _ in 0..n {
+                e.received(A, from, 0);
+            }
+            e.received(A, from, 1);
+        }
+        assert_eq!(counts(e.report(A)), [(5, 0, 3), (6, 0, 4)]);
+        assert!(e.report(A).1, "two upstream neighbours: addressed");
+        // Neighbour 6 falls silent; 5 goes on: 6 drops out once 5 is 5 generations on.
+        for g in 2..=5 {
+            e.received(A, 5, g);
+        }
+        assert_eq!(e.report(A).0.len(), 2);
+        e.received(A, 5, 6);
+        assert_eq!(counts(e.report(A)), [(5, 5, 1)]);
+        assert!(e.report(A).1, "still addressed: 6 was heard");
+    }
+
+    #[test]
+    fn a_next_hop_that_skipped_a_count_is_not_taken_for_a_dead_one() {
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4);
+        for g in 0..4u32 {
+            for _ in 0..20 {
+                e.sent(D, g);
+            }
+        }
+        // Next hop 2 reports generation 0, then skips 1 (it sent nothing back while 1 was
+        // its last completed one) and reports 2; next hop 1 reports every generation.
+        ack(&mut e, 1, 1, rep(0, 10), &[1, 2]);
+        ack(&mut e, 2, 1, rep(0, 10), &[1, 2]);
+        assert_eq!(e.updates, 1);
+        ack(&mut e, 1, 2, rep(1, 10), &[1, 2]);
+        ack(&mut e, 2, 3, rep(2, 10), &[1, 2]);
+        ack(&mut e, 1, 3, rep(2, 10), &[1, 2]);
+        ack(&mut e, 1, 4, rep(3, 10), &[1, 2]);
+        assert_eq!(
+            e.updates, 2,
+            "generation 1 closed without a sample, 2 averaged"
+        );
+        assert!(e.loss(D).abs() < 1e-12, "no loss read: {}", e.loss(D));
     }
 }

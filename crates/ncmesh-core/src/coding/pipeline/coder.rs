@@ -6,7 +6,7 @@
 use super::adapt::LossEstimator;
 use super::config::PipelineParams;
 use super::generations::{Generation, Generations, Slot};
-use super::header::PipelineHeader;
+use super::header::{Feedback, PipelineHeader};
 use super::sink::{Received, Sink};
 use super::source::{coded_packet, Source};
 use super::{entry, generation_of, PipelineCounters};
@@ -73,31 +73,48 @@ impl PipelineCoder {
         }
     }
 
-    /// Loss adaptation: counts a combination this node sends (M) and writes into it the
-    /// count of the opposite direction received here (N).
-    fn stamp(&mut self, p: &mut Packet) {
+    /// Loss adaptation: counts a combination this node (`me`) sends (M) and writes into
+    /// it the counts of the opposite direction received here (N), one per upstream
+    /// neighbour.
+    fn stamp(&mut self, p: &mut Packet, me: NodeId) {
         let Some(est) = &mut self.adapt else { return };
         let (d, opposite) = ((p.flow, p.src), (p.flow, p.dst));
-        let report = est.report(opposite);
+        let (reports, addressed) = est.report(opposite);
         let Some((sym, id, _)) = generation_of(p) else {
             return;
         };
         est.sent(d, id);
         let prev_len = sym.header_as::<PipelineHeader>().map_or(0, |h| h.prev_len);
         if let L4::Coded(sym) = &mut p.l4 {
-            sym.header = Some(Arc::new(PipelineHeader { prev_len, report }));
+            let feedback = Some(Feedback {
+                from: me,
+                reports,
+                addressed,
+            });
+            sym.header = Some(Arc::new(PipelineHeader { prev_len, feedback }));
         }
     }
 
-    /// Loss adaptation: a combination received here (N), with its sender's report on the
-    /// direction this node sends back to it.
-    fn note_rx(&mut self, p: &Packet) {
+    /// Loss adaptation: a combination received here (N), with its sender's count of the
+    /// direction this node sends back to it. The next hops this node spreads that
+    /// direction over say whose counts make a generation's N.
+    fn note_rx(&mut self, cx: &FlowCx, p: &Packet) {
         let Some(est) = &mut self.adapt else { return };
         let Some((sym, id, _)) = generation_of(p) else {
             return;
         };
-        let report = sym.header_as::<PipelineHeader>().and_then(|h| h.report);
-        est.received((p.flow, p.src), id, report, (p.flow, p.dst));
+        let fb = sym
+            .header_as::<PipelineHeader>()
+            .and_then(|h| h.feedback.as_ref());
+        let from = fb.map_or(p.src, |f| f.from);
+        est.received((p.flow, p.src), from, id);
+        if let Some(r) = fb.and_then(|f| f.report_for(cx.node)) {
+            let (me, back, flow) = (cx.node, p.src, p.flow);
+            est.reported((p.flow, p.dst), from, r, || {
+                let hops = cx.routes.next_hops_taken(me, back, flow);
+                hops.iter().map(|h| h.node).collect()
+            });
+        }
     }
 
     /// The redundancy for direction `d` here: Eq. 5 with adaptation, else `fixed`.
@@ -169,7 +186,7 @@ impl FlowCoder for PipelineCoder {
             out.push(c)
         });
         for mut c in out {
-            self.stamp(&mut c);
+            self.stamp(&mut c, node);
             cx.send(c);
         }
         self.counters.source_coded += sent;
@@ -179,7 +196,7 @@ impl FlowCoder for PipelineCoder {
         if generation_of(&p).is_none() {
             return cx.pass(p);
         }
-        self.note_rx(&p);
+        self.note_rx(cx, &p);
         let fwd = self.redundancy((p.flow, p.src), self.params.forward_redundancy);
         let d = (p.flow, p.src);
         let (k, kept) = (self.params.generation_size, self.params.generations_kept);
@@ -234,13 +251,13 @@ impl FlowCoder for PipelineCoder {
             ));
         }
         if self.params.forward_received {
-            self.stamp(&mut p);
+            self.stamp(&mut p, cx.node);
             cx.pass(p);
         } else {
             cx.consume(p);
         }
         for mut c in out.drain(..) {
-            self.stamp(&mut c);
+            self.stamp(&mut c, cx.node);
             cx.send(c);
             self.counters.recoded += 1;
         }
@@ -251,7 +268,7 @@ impl FlowCoder for PipelineCoder {
         if generation_of(&p).is_none() {
             return cx.pass(p);
         }
-        self.note_rx(&p);
+        self.note_rx(cx, &p);
         let d = (p.flow, p.src);
         self.sink_up(cx, d, p);
     }

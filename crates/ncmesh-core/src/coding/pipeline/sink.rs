@@ -193,7 +193,7 @@ mod tests {
     fn header(prev_len: u16) -> Header {
         Arc::new(PipelineHeader {
             prev_len,
-            report: None,
+            feedback: None,
         })
     }
 

@@ -87,7 +87,7 @@ impl Default for Source {
             gen: 0,
             header: Arc::new(PipelineHeader {
                 prev_len: 0,
-                report: None,
+                feedback: None,
             }),
             natives: Vec::new(),
             last: 0,
@@ -103,7 +103,7 @@ impl Source {
     fn close(&mut self) {
         self.header = Arc::new(PipelineHeader {
             prev_len: self.natives.len() as u16,
-            report: None,
+            feedback: None,
         });
         self.gen += 1;
         self.natives.clear();

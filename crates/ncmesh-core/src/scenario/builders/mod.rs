@@ -41,7 +41,7 @@ struct Kind {
 }
 
 /// Every scenario kind, in the order [`build_kinds`] lists them.
-const KINDS: [Kind; 9] = [
+const KINDS: [Kind; 10] = [
     Kind {
         name: "chain",
         options: &["hops", "spacing"],
@@ -91,6 +91,12 @@ const KINDS: [Kind; 9] = [
         options: &["routes"],
         build: shapes::butterfly,
         help: "two flows over one bottleneck, each sink overhearing the other flow's source",
+    },
+    Kind {
+        name: "two-path",
+        options: &["hops", "spacing", "width"],
+        build: shapes::two_path,
+        help: "a source and a destination joined by two disjoint strings of `hops` hops, `width` either side (Chen et al.'s multipath MANET)",
     },
     Kind {
         name: "random",

@@ -1,9 +1,10 @@
-//! The fixed shapes: chain, X, Alice-and-Bob, cross, wheel and butterfly. The paper
+//! The fixed shapes: chain, two paths, X, Alice-and-Bob, cross, wheel and butterfly. The paper
 //! topologies (Alice-and-Bob, X, cross, wheel, butterfly) follow Seferoglu & Markopoulou
 //! (NCAQM), Section VI-A and Fig. 8; the chain and the X are also the ns-3 anchor's.
 
 use super::assemble::{add_flows, base, check_spacing, range_of, round_to, set_nodes, short};
 use super::options::{Common, Opts};
+use crate::scenario::check::fnum;
 use crate::scenario::schema::*;
 use crate::scenario::ScenarioError;
 
@@ -131,5 +132,76 @@ pub(super) fn butterfly(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError>
         s.flows[0].route = Some(vec![0, 2, 3, 4]);
         s.flows[1].route = Some(vec![1, 2, 3, 5]);
     }
+    Ok(s)
+}
+
+/// `two-path`: a source and a destination joined by two disjoint strings of `hops` hops,
+/// `spacing` between neighbours, the strings `width` either side of the source-destination
+/// line (Chen et al.'s multipath MANET, Fig. 12: the string of Table 2 and a second path
+/// of relays). Nodes: 0 the source, 1..hops-1 the relays of path 1 (y > 0), hops..2 hops-2
+/// those of path 2 (y < 0), 2 hops-1 the destination; one TCP flow 0 -> 2 hops-1.
+pub(super) fn two_path(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> {
+    let hops = o.int("hops", 3, 2, 500)? as usize;
+    let sp = o.positive("spacing", 250.0, "metres")?;
+    let w = o.positive("width", 150.0, "metres")?;
+    let mut s = base(
+        c,
+        format!("two-path-{hops}hop-{}m-{}m", short(sp), short(w)),
+    );
+    let range = range_of(&s);
+    check_spacing(sp, range, "neighbours on a path must hear each other")?;
+    if w >= sp {
+        return Err(ScenarioError::new(
+            "width",
+            format!(
+                "{} is not allowed: expected less than the spacing ({} m)",
+                fnum(w),
+                fnum(sp)
+            ),
+        ));
+    }
+    // The first and last hops rise from the axis to the path's line; the hops between
+    // run along it.
+    let a = round_to((sp * sp - w * w).sqrt(), 6);
+    let relay = |i: usize, side: f64| (a + (i - 1) as f64 * sp, side * w);
+    let mut pos = vec![(0.0, 0.0)];
+    pos.extend((1..hops).map(|i| relay(i, 1.0)));
+    pos.extend((1..hops).map(|i| relay(i, -1.0)));
+    pos.push((2.0 * a + (hops - 2) as f64 * sp, 0.0));
+    // Only the two strings' links: every other pair must be out of range.
+    let path = |side: usize| -> Vec<usize> {
+        let first = 1 + side * (hops - 1);
+        std::iter::once(0)
+            .chain(first..first + hops - 1)
+            .chain(std::iter::once(2 * hops - 1))
+            .collect()
+    };
+    let (p1, p2) = (path(0), path(1));
+    let linked = |u: usize, v: usize| {
+        [&p1, &p2].iter().any(|p| {
+            p.windows(2)
+                .any(|e| (e[0], e[1]) == (u, v) || (e[1], e[0]) == (u, v))
+        })
+    };
+    for u in 0..pos.len() {
+        for v in u + 1..pos.len() {
+            let d = (pos[u].0 - pos[v].0).hypot(pos[u].1 - pos[v].1);
+            if !linked(u, v) && d <= range {
+                return Err(ScenarioError::new(
+                    "width",
+                    format!(
+                        "{} is not allowed with spacing {}: nodes {u} and {v} are {} m apart, within \
+                         the {} m receive range; the paths would not be disjoint strings (widen them)",
+                        fnum(w),
+                        fnum(sp),
+                        fnum(round_to(d, 1)),
+                        fnum(range)
+                    ),
+                ));
+            }
+        }
+    }
+    set_nodes(&mut s, &pos);
+    add_flows(&mut s, c, &[(0, 2 * hops - 1)], 0.0)?;
     Ok(s)
 }
