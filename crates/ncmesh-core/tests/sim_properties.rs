@@ -167,8 +167,15 @@ fn kept_routes_break_with_the_relay_that_leaves_followed_ones_go_round() {
         (r, late)
     };
     let (kept, late) = run_with(false);
-    assert_eq!(late, 0.0, "the routes of the start lead to the relay that left");
-    assert_eq!(kept.flows[0].path, vec![0, 1, 3], "path 1 (lower ids) at the start");
+    assert_eq!(
+        late, 0.0,
+        "the routes of the start lead to the relay that left"
+    );
+    assert_eq!(
+        kept.flows[0].path,
+        vec![0, 1, 3],
+        "path 1 (lower ids) at the start"
+    );
     let (followed, late) = run_with(true);
     assert!(late > 1000.0, "re-routed through node 2: {late}");
     assert_eq!(followed.flows[0].path, vec![0, 2, 3]);

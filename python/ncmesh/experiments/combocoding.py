@@ -1,6 +1,7 @@
 """combocoding: Chen et al., ComboCoding (docs/papers.md): TCP NewReno over a 54 Mbit/s
 string with per-link loss, without coding, with PiggyCode, Pipeline coding and ComboCoding
-(fixed and loss-adaptive redundancy): Figs. 7-11 and Table 3.
+(fixed and loss-adaptive redundancy): Figs. 7-11 and Table 3; and adaptive ComboCoding over
+one and two paths of a MANET, Figs. 12-13 (combocoding_manet.py).
 
 Parts: `loss-*` (Figs. 7-9 and the redundancy tuning: 3 hops, constant loss 0-50%, Pipeline
 and fixed ComboCoding over a grid of redundancies, the best per loss rate reported as the
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from .common import (Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_least, at_most,
+from .common import (Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_most,
                      claims_part, fmt_ci, less, more, near, sweep_base)
 from .figures import grid_figure, line_panel
 from .measures import stats_by
@@ -209,7 +210,8 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
                          "seeds": {"count": size["readings_seeds"], "start": 1}}
     # One path: routing.paths = 1 with the routes of the start kept; of the two equal-length
     # paths the routing takes the one through the lower node ids, path 1 (the one that breaks).
-    from . import combocoding_manet as manet   # Figs. 12-13 (it reads this module's set-up)
+    # Imported here: combocoding_manet imports this module for the string's set-up.
+    from . import combocoding_manet as manet
 
     parts["manet"] = manet.sweep(f"{NAME}-manet", size["manet_readings"], seeds)
     return parts

@@ -8,6 +8,7 @@ use super::routing::NextHops;
 /// linearly.
 #[derive(Debug, Default)]
 pub struct Turns {
+    /// (flow, destination) -> the turn counter (the next candidate, modulo their number).
     next: Vec<((u32, NodeId), u32)>,
 }
 

@@ -22,7 +22,11 @@
 //! their counts of a generation (each counts only what it received from this node), taken
 //! when every current next hop has reported it, or, when one stays silent (its link
 //! broken), once another has moved two generations on; the silent one counts as having
-//! received nothing. On a single path this is the paper's rule unchanged.
+//! received nothing, unless it has already reported a later generation (then it only
+//! skipped this one's count, and the generation is closed without a sample). The price: a
+//! live next hop that sends nothing back while another completes two generations reads as
+//! dead for them. A generation no next hop reported is never sampled. On a single path
+//! this is the paper's rule unchanged.
 
 use super::header::Report;
 use smallvec::SmallVec;
@@ -44,6 +48,7 @@ const KEPT: usize = 16;
 /// One generation this node sent of a direction, and what its next hops reported of it.
 #[derive(Debug)]
 struct Sent {
+    /// The generation.
     gen: u32,
     /// Combinations sent (M).
     m: u32,
@@ -238,12 +243,10 @@ impl LossEstimator {
 }
 
 /// Eq. 3 and 4 for generation `s`: its instantaneous loss (M − N) / M into the average.
-/// Returns the number of updates made (0 or 1).
+/// Returns the number of updates made (1: a record starts at its first combination, so
+/// M ≥ 1).
 fn average(loss: &mut f64, alpha: f64, s: &mut Sent) -> u64 {
     s.done = true;
-    if s.m == 0 {
-        return 0;
-    }
     let p0 = (f64::from(s.m) - f64::from(s.n)).max(0.0) / f64::from(s.m);
     *loss += alpha * (p0 - *loss);
     1

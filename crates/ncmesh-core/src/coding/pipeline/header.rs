@@ -18,8 +18,9 @@ const ADDRESS_BYTES: u32 = 4;
 /// received from its upstream neighbour `to`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Report {
-    /// The upstream neighbour the count is for (on the air only when a node reports to
-    /// several; a lone report is for whichever upstream neighbour hears it).
+    /// The upstream neighbour the count is for. On the air only when the reports are
+    /// `addressed`; otherwise the sender has heard one upstream neighbour only, which alone
+    /// takes the count as its own, and the field stands in for that check.
     pub to: NodeId,
     /// The generation.
     pub gen: u32,
