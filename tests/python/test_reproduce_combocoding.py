@@ -91,15 +91,13 @@ def test_one_path_is_path_1_and_two_paths_share_the_load():
     overflows more; docs/results/combocoding.md.)"""
     import ncmesh
 
-    base = cc.sweeps(True)["manet"]["base"]
     frames = {}
-    for paths in (1, 2):
-        s = ncmesh.Scenario.build(base["builder"], **{**base["options"], "hops": 2, "duration": 30.0, "seed": 1})
-        for k, v in base["set"].items():
-            s = s.set(k, v)
-        s = s.set("routing.paths", paths)
-        nodes = ncmesh.run(s).nodes.set_index("node")
-        frames[paths] = nodes["mac_frames_sent"]
+    for r in load_sweep(cc.sweeps(True)["manet"]).runs():
+        sc = r.scenario
+        if len(sc["nodes"]) == 4 and not sc["routing"]["follow_mobility"] and sc["simulation"]["seed"] == 1:
+            s = ncmesh.Scenario.from_dict(sc).set("simulation.duration_s", 30.0)
+            frames[sc["routing"]["paths"]] = ncmesh.run(s).nodes.set_index("node")["mac_frames_sent"]
+    assert set(frames) == {1, 2}
     assert frames[1][1] > 1000 and frames[1][2] == 0, "path 2's relay (node 2) idle over one path"
     assert frames[2][1] > 1000 and 0.25 < frames[2][1] / frames[2][2] < 4.0
 

@@ -113,10 +113,6 @@ def series(results: dict):
                          "seed": fs["seed"], "goodput": fs["goodput_kbps"] / 1000.0})
 
 
-def _ms(stats, key) -> tuple[float, float, int]:
-    return stats.get(key, (math.nan, math.nan, 0))
-
-
 def analyze(df, ts) -> Analysis:
     """Table `manet` (goodput per window) and figure `goodput_time_manet` (Fig. 13)."""
     import pandas as pd
@@ -131,7 +127,7 @@ def analyze(df, ts) -> Analysis:
     for r, h, sname in keys:
         row = {"reading": r, "hops per path": h, "series": LABELS[sname]}
         for i, w in enumerate(WINDOW_NAMES):
-            m, ci, _ = _ms(st[i], (r, h, sname))
+            m, ci, _ = cc._ms(st[i], (r, h, sname))
             row[w] = fmt_ci(m, ci, 2)
             summary[f"{r}_{h}hops_{sname}_w{i}"] = m
         rows.append(row)
@@ -168,7 +164,7 @@ def claims(df) -> Analysis:
     hops = sorted(d["hops"].unique())
 
     def m(i, h, s):
-        return _ms(st[i], (h, s))[0]
+        return cc._ms(st[i], (h, s))[0]
 
     def per_hops(fmt):
         return "; ".join(f"{int(h)} hops per path: {fmt(h)}" for h in hops)
@@ -188,9 +184,9 @@ def claims(df) -> Analysis:
     out.append(Claim(
         "Fig. 13: over two paths ComboCoding first drops to zero at the break, then quickly recovers thanks to loss "
         "adaptation",
-        per_hops(lambda h: f"lowest 1 s sample in 96-100 s {_ms(drop, (h, 'two'))[0]:.2f}, 100-110 s "
+        per_hops(lambda h: f"lowest 1 s sample in 96-100 s {cc._ms(drop, (h, 'two'))[0]:.2f}, 100-110 s "
                            f"{m(3, h, 'two'):.2f} against {m(0, h, 'two'):.2f} Mbit/s in 20-50 s"),
-        all_of([at_most(_ms(drop, (h, "two"))[0], 0.1) for h in hops]
+        all_of([at_most(cc._ms(drop, (h, "two"))[0], 0.1) for h in hops]
                + [at_least(m(3, h, "two"), 0.5 * m(0, h, "two")) for h in hops],
                "lowest sample at most 0.1 Mbit/s, and 100-110 s at least half of 20-50 s, at every hop count"),
         GROUP))
