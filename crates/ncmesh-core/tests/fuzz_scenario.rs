@@ -152,7 +152,7 @@ fn key() -> impl Strategy<Value = String> {
             "rts_threshold_bytes", "data_rate_mbps", "standard", "variant", "sack", "mss_bytes",
             "rcv_buffer_bytes", "two_hop", "max_code", "threshold", "metric", "disjoint_paths",
             "min_delivery", "ttl", "fading", "noise_w", "cs_range_m", "rx_range_m", "spread",
-            "follow_mobility", "paths"
+            "follow_mobility", "paths", "report_lag", "adaptive"
         ])
         .prop_map(String::from),
         1 => "[a-z_]{1,10}",

@@ -7,7 +7,8 @@
 //!
 //! A coder sees three streams of packets: `handle_send` (from this node's transport),
 //! `handle_forward` (for another node, about to be forwarded) and `handle_deliver` (for
-//! this node, before its transport), plus its own control messages. For each packet it
+//! this node, before its transport), plus its own control messages, and is told which of
+//! its node's packets go on the air (`handle_on_air`). For each packet it
 //! passes it on unchanged (`pass`), or takes it for good (`consume`, e.g. a native the
 //! source has turned into combinations, a combination a decoder has used), and it may
 //! make new packets (`send` into the network, `up` to the transport). Packets it keeps
@@ -98,6 +99,10 @@ pub trait FlowCoder: Send {
     fn handle_control(&mut self, _cx: &mut FlowCx, _from: NodeId, _msg: &ControlMsg) {}
     /// Called once, at its time, for each wake-up asked for.
     fn handle_timeout(&mut self, _cx: &mut FlowCx) {}
+    /// A packet this node's MAC puts on the air for the first time (each packet the node
+    /// holds in a data frame, not again on the MAC's retries): what the node has really
+    /// sent, as opposed to what its queue later dropped. Read-only: no effects.
+    fn handle_on_air(&mut self, _p: &Packet) {}
     /// Packets the coder holds.
     fn held(&self) -> usize;
     /// Appends the coder's counters (name, value), from its family's registry list.

@@ -116,6 +116,11 @@ impl Sim {
             nd.stats.mac_data_frames_sent += 1;
             if frame.retry {
                 nd.stats.mac_retries += 1;
+            } else if let (Some(flow), Some(body)) = (&mut nd.flow, &frame.data) {
+                // What went on the air, for a flow coder that counts it (ComboCoding's M).
+                for p in &body.packets[..body.held_packets()] {
+                    flow.handle_on_air(p);
+                }
             }
         }
         if let Some(t) = &mut self.trace {

@@ -1,16 +1,25 @@
 //! ComboCoding's loss adaptation (Chen et al., "Loss adaptation algorithm", Eq. 3-5): a
 //! node counts the combinations of each direction it receives per generation (N) and
-//! writes into the packets it sends the other way the count of the last generation it
-//! completed (complete when the next generation's first combination arrives); a node
-//! counts the combinations it sends per generation (M) and, for each generation reported,
-//! takes the instantaneous loss (M − N) / M, smooths it with an exponential moving average
-//! (α = 1/6) and sets its redundancy to (K − 1) + 1 / (1 − P̄) (K = 1.4).
+//! writes into the packets it sends the other way the count of a generation it has
+//! closed; a node counts the combinations it puts on the air per generation (M) and, for
+//! each generation reported, takes the instantaneous loss (M − N) / M, smooths it with an
+//! exponential moving average (α = 1/6) and sets its redundancy to (K − 1) + 1 / (1 − P̄)
+//! (K = 1.4).
 //!
-//! The paper carries the count of the current generation. Read at the sender, that count
-//! lags by the combinations still in flight when the reports stop (a count is sampled
-//! only when a packet goes the other way): on Chen et al.'s 54 Mbit/s string without any
-//! loss it estimated 17-34% (real: about 4%, queue overflows and retry drops), which raised
-//! the redundancy for nothing. A completed generation's count has no such lag.
+//! Three readings of the paper's counts, each measured on its 54 Mbit/s string or on two
+//! such paths without any loss:
+//! - The paper carries the count of the current generation. Read at the sender, that count
+//!   lags by the combinations still in flight when the reports stop (a count is sampled
+//!   only when a packet goes the other way): it estimated 17-34% (real: about 4%), which
+//!   raised the redundancy for nothing. Here a count is reported once it is closed.
+//! - Closed at the next generation's first combination, a count misses the combinations
+//!   that arrive after it: the DATA/ACK XOR below puts coded pairs at the head of the
+//!   queue, so generations overtake each other (15% read on two paths). A count is closed
+//!   `lag` generations later (`scheme.pipeline.report_lag`, 2).
+//! - M counted when a combination is queued reads the node's own queue drops as link
+//!   loss; the redundancy rises and the queue overflows more (one relay of two paths read
+//!   77% and dropped 5,774 packets). M counts what the node puts on the air (a MAC retry
+//!   is the same combination); what the MAC then gives up on is link loss.
 //!
 //! The paper estimates the DATA direction only and gives the ACK flow the same
 //! redundancy "due to symmetric links"; here each direction estimates its own outgoing
@@ -60,6 +69,19 @@ struct Sent {
     done: bool,
 }
 
+impl Sent {
+    /// The record of generation `gen` at its first combination.
+    fn first(gen: u32) -> Sent {
+        Sent {
+            gen,
+            m: 1,
+            n: 0,
+            reporters: SmallVec::new(),
+            done: false,
+        }
+    }
+}
+
 /// What this node sent of one direction, and what its next hops reported receiving.
 #[derive(Debug, Default)]
 struct Outgoing {
@@ -71,11 +93,42 @@ struct Outgoing {
     loss: f64,
 }
 
-/// Combinations of one direction received from one upstream neighbour.
-#[derive(Debug, Clone, Copy)]
+/// Combinations of one direction received from one upstream neighbour, per generation,
+/// from the one last reported on (oldest first).
+#[derive(Debug, Clone, Default)]
 struct Received {
-    current: (u32, u32),
-    done: Option<(u32, u32)>,
+    gens: SmallVec<[(u32, u32); 4]>,
+}
+
+impl Received {
+    /// A combination of generation `gen` arrived; `lag` as in `LossEstimator::new`.
+    fn add(&mut self, gen: u32, lag: u32) {
+        let newest = self.gens.last().map_or(0, |e| e.0);
+        if let Some(e) = self.gens.iter_mut().find(|e| e.0 == gen) {
+            e.1 += 1;
+        } else if self.gens.is_empty() || gen > newest {
+            self.gens.push((gen, 1));
+            // Keep the generation now reported and the newer ones still counting.
+            if let Some(i) = self.gens.iter().rposition(|e| e.0 + lag <= gen) {
+                self.gens.drain(..i);
+            }
+        } else if gen + lag > newest {
+            // A straggler of a generation still counting, the first of it from here.
+            let at = self
+                .gens
+                .iter()
+                .position(|e| e.0 > gen)
+                .unwrap_or(self.gens.len());
+            self.gens.insert(at, (gen, 1));
+        }
+    }
+
+    /// What is reported: the newest generation `lag` or more behind the newest heard, and
+    /// its count (the first entry, once there is one: `add` keeps nothing older).
+    fn reported(&self, lag: u32) -> Option<(u32, u32)> {
+        let newest = self.gens.last()?.0;
+        self.gens.first().copied().filter(|e| e.0 + lag <= newest)
+    }
 }
 
 /// Per-node loss estimates of the directions it sends, and counts of those it receives.
@@ -84,20 +137,23 @@ pub(super) struct LossEstimator {
     alpha: f64,
     base: f64,
     out: Vec<(Dir, Outgoing)>,
-    /// Per received direction and upstream neighbour: (current generation, combinations
-    /// received in it), and the same for the last completed generation (what is
-    /// reported).
+    /// Generations a count waits for stragglers before it is reported.
+    lag: u32,
+    /// Per received direction and upstream neighbour: its counts per generation.
     received: Vec<((Dir, u32), Received)>,
     /// EWMA updates made.
     pub(super) updates: u64,
 }
 
 impl LossEstimator {
-    /// α of Eq. 4 and K of Eq. 5.
-    pub(super) fn new(alpha: f64, base: f64) -> LossEstimator {
+    /// α of Eq. 4 and K of Eq. 5; a count of a generation is reported once a generation
+    /// `lag` newer has arrived from the same neighbour (≥ 1), and counts what arrived
+    /// of it until then.
+    pub(super) fn new(alpha: f64, base: f64, lag: u32) -> LossEstimator {
         LossEstimator {
             alpha,
             base,
+            lag: lag.max(1),
             out: Vec::new(),
             received: Vec::new(),
             updates: 0,
@@ -108,48 +164,36 @@ impl LossEstimator {
         super::entry(&mut self.out, d)
     }
 
-    /// This node sends a combination of generation `gen` of direction `d` (M).
+    /// This node puts a combination of generation `gen` of direction `d` on the air (M).
     pub(super) fn sent(&mut self, d: Dir, gen: u32) {
         let o = self.outgoing(d);
         match o.sent.back_mut() {
             Some(e) if e.gen == gen => e.m += 1,
-            Some(e) if e.gen > gen => {
-                if let Some(e) = o.sent.iter_mut().find(|e| e.gen == gen) {
-                    e.m += 1;
-                }
-            }
-            _ => {
-                o.sent.push_back(Sent {
-                    gen,
-                    m: 1,
-                    n: 0,
-                    reporters: SmallVec::new(),
-                    done: false,
-                });
-                if o.sent.len() > KEPT {
-                    o.sent.pop_front();
-                }
-            }
+            Some(e) if e.gen > gen => match o.sent.iter().position(|e| e.gen >= gen) {
+                Some(i) if o.sent[i].gen == gen => o.sent[i].m += 1,
+                // The first of an older generation (the queue below reorders): in its
+                // place, unless it is older than all kept.
+                Some(i) if i > 0 || o.sent.len() < KEPT => o.sent.insert(i, Sent::first(gen)),
+                _ => {}
+            },
+            _ => o.sent.push_back(Sent::first(gen)),
+        }
+        if o.sent.len() > KEPT {
+            o.sent.pop_front();
         }
     }
 
     /// This node received a combination of generation `gen` of direction `d` from its
     /// neighbour `from` (N).
     pub(super) fn received(&mut self, d: Dir, from: u32, gen: u32) {
+        let lag = self.lag;
         match self.received.iter_mut().find(|e| e.0 == (d, from)) {
-            Some((_, r)) if gen > r.current.0 => {
-                r.done = Some(r.current);
-                r.current = (gen, 1);
+            Some((_, r)) => r.add(gen, lag),
+            None => {
+                let mut r = Received::default();
+                r.add(gen, lag);
+                self.received.push(((d, from), r));
             }
-            Some((_, r)) if gen == r.current.0 => r.current.1 += 1,
-            Some(_) => {}
-            None => self.received.push((
-                (d, from),
-                Received {
-                    current: (gen, 1),
-                    done: None,
-                },
-            )),
         }
     }
 
@@ -201,15 +245,19 @@ impl LossEstimator {
     }
 
     /// The counts to report for direction `d` (received here): per upstream neighbour
-    /// heard lately, its last completed generation and how many of its combinations
+    /// heard lately, the newest generation it has closed and how many of its combinations
     /// arrived from it; and whether they must name their neighbour (more than one
     /// upstream neighbour was ever heard).
     pub(super) fn report(&self, d: Dir) -> (SmallVec<[Report; 2]>, bool) {
+        let lag = self.lag;
         let mine = || self.received.iter().filter(|e| e.0 .0 == d);
-        let newest = mine().filter_map(|e| e.1.done).map(|(g, _)| g).max();
+        let newest = mine()
+            .filter_map(|e| e.1.reported(lag))
+            .map(|(g, _)| g)
+            .max();
         let reports = mine()
             .filter_map(|((_, to), r)| {
-                let (gen, n) = r.done?;
+                let (gen, n) = r.reported(lag)?;
                 (gen + FORGET_AFTER >= newest?).then_some(Report {
                     to: *to,
                     gen,
@@ -279,7 +327,7 @@ mod tests {
 
     #[test]
     fn the_estimate_follows_eq_3_to_5() {
-        let mut e = LossEstimator::new(1.0 / 6.0, 1.4);
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
         assert!((e.redundancy(D) - 1.4).abs() < 1e-12, "R(0) = K");
         // Generation 0: 20 sent; the next hop reports 16 received once it completed it.
         for _ in 0..20 {
@@ -295,7 +343,7 @@ mod tests {
         let p = 0.2 / 6.0;
         assert!((e.loss(D) - p).abs() < 1e-12);
         assert!((e.redundancy(D) - (0.4 + 1.0 / (1.0 - p))).abs() < 1e-12);
-        // What this node reports of the ACK direction: its last completed generation.
+        // What this node reports of the ACK direction: the newest generation closed (lag 1).
         assert_eq!(counts(e.report(A)), [(NEXT, 0, 1)]);
         ack(&mut e, NEXT, 2, None, &[NEXT]);
         assert_eq!(counts(e.report(A)), [(NEXT, 1, 2)]);
@@ -303,7 +351,7 @@ mod tests {
 
     #[test]
     fn a_steady_loss_is_reached_and_a_stale_report_ignored() {
-        let mut e = LossEstimator::new(1.0 / 6.0, 1.4);
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
         for g in 0..60u32 {
             for _ in 0..20 {
                 e.sent(D, g);
@@ -323,7 +371,7 @@ mod tests {
         // count is final once it reports the next generation.
         for p in [0.1, 0.3, 0.5] {
             let mut rng = Rng::stream(9, 0, StreamPurpose::FlowCoding);
-            let mut e = LossEstimator::new(1.0 / 6.0, 1.4);
+            let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
             let mut tail = Vec::new();
             for g in 0..400u32 {
                 let mut n = 0u16;
@@ -349,7 +397,7 @@ mod tests {
     fn two_next_hops_sum_their_counts_and_a_silent_one_counts_as_loss() {
         // Generations of 20 spread over next hops 1 and 2 (10 each), 20% lost on each
         // link: each reports 8, and the sum gives 20%, not the 60% one report alone says.
-        let mut e = LossEstimator::new(1.0 / 6.0, 1.4);
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
         for g in 0..80u32 {
             for _ in 0..20 {
                 e.sent(D, g);
@@ -377,7 +425,7 @@ mod tests {
 
     #[test]
     fn reports_go_to_each_upstream_neighbour_heard_lately() {
-        let mut e = LossEstimator::new(1.0 / 6.0, 1.4);
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
         // ACK-direction combinations (this node is their destination's side) from
         // neighbours 5 and 6: generation 0 completes at each when generation 1 starts.
         for (from, n) in [(5, 3), (6, 4)] {
@@ -400,7 +448,7 @@ mod tests {
 
     #[test]
     fn a_next_hop_that_skipped_a_count_is_not_taken_for_a_dead_one() {
-        let mut e = LossEstimator::new(1.0 / 6.0, 1.4);
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
         for g in 0..4u32 {
             for _ in 0..20 {
                 e.sent(D, g);
@@ -420,5 +468,65 @@ mod tests {
             "generation 1 closed without a sample, 2 averaged"
         );
         assert!(e.loss(D).abs() < 1e-12, "no loss read: {}", e.loss(D));
+    }
+
+    #[test]
+    fn a_count_waits_for_the_stragglers_of_its_generation() {
+        // The queue below reorders: 3 combinations of generation 0 arrive after the first
+        // of generation 1. With a lag of 2 they count; with 1 the count was already sent.
+        let arrivals = [(0, 10), (1, 5), (0, 3), (1, 9)];
+        for (lag, reported) in [(1, 10), (2, 13)] {
+            let mut e = LossEstimator::new(1.0 / 6.0, 1.4, lag);
+            let mut first = None;
+            for (g, n) in arrivals {
+                for _ in 0..n {
+                    e.received(A, NEXT, g);
+                    first = first.or(counts(e.report(A)).first().copied());
+                }
+            }
+            e.received(A, NEXT, 2);
+            first = first.or(counts(e.report(A)).first().copied());
+            assert_eq!(first, Some((NEXT, 0, reported)), "lag {lag}");
+        }
+        // Lag 2: generation 1 is reported once 3 starts; a combination of 0 then is too
+        // late to count anywhere, one of 2 (still counting) finds its place.
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 2);
+        for (g, n) in arrivals {
+            for _ in 0..n {
+                e.received(A, NEXT, g);
+            }
+        }
+        e.received(A, NEXT, 3);
+        assert_eq!(counts(e.report(A)), [(NEXT, 1, 14)]);
+        e.received(A, NEXT, 0);
+        e.received(A, NEXT, 2);
+        e.received(A, NEXT, 4);
+        assert_eq!(counts(e.report(A)), [(NEXT, 2, 1)]);
+        e.received(A, NEXT, 5);
+        assert_eq!(counts(e.report(A)), [(NEXT, 3, 1)]);
+    }
+
+    #[test]
+    fn combinations_sent_out_of_order_count_in_their_own_generation() {
+        // Generation 1 goes on the air before the rest of 0 (a coded pair jumped the
+        // queue): M of 0 is 4 + 6, M of 1 is 5.
+        let mut e = LossEstimator::new(1.0, 1.4, 1);
+        let sends = [(0, 4), (1, 5), (0, 6)];
+        for (g, n) in sends {
+            for _ in 0..n {
+                e.sent(D, g);
+            }
+        }
+        ack(&mut e, NEXT, 2, rep(0, 5), &[NEXT]);
+        assert!((e.loss(D) - 0.5).abs() < 1e-12, "{}", e.loss(D));
+        ack(&mut e, NEXT, 2, rep(1, 5), &[NEXT]);
+        assert!(e.loss(D).abs() < 1e-12, "{}", e.loss(D));
+        // The first combination of a generation older than any kept starts a record.
+        let mut e = LossEstimator::new(1.0, 1.4, 1);
+        for g in [3, 1, 1] {
+            e.sent(D, g);
+        }
+        ack(&mut e, NEXT, 2, rep(1, 1), &[NEXT]);
+        assert!((e.loss(D) - 0.5).abs() < 1e-12, "{}", e.loss(D));
     }
 }

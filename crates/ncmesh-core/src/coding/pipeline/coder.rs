@@ -59,7 +59,7 @@ impl PipelineCoder {
         PipelineCoder {
             adapt: params
                 .adaptive
-                .map(|(k, alpha)| LossEstimator::new(alpha, k)),
+                .map(|a| LossEstimator::new(a.alpha, a.base_redundancy, a.report_lag)),
             params,
             sources: Vec::new(),
             relays: Vec::new(),
@@ -73,17 +73,15 @@ impl PipelineCoder {
         }
     }
 
-    /// Loss adaptation: counts a combination this node (`me`) sends (M) and writes into
-    /// it the counts of the opposite direction received here (N), one per upstream
-    /// neighbour.
+    /// Loss adaptation: writes into a combination this node (`me`) sends the counts of
+    /// the opposite direction received here (N), one per upstream neighbour. (Its M is
+    /// counted when it goes on the air: `handle_on_air`.)
     fn stamp(&mut self, p: &mut Packet, me: NodeId) {
         let Some(est) = &mut self.adapt else { return };
-        let (d, opposite) = ((p.flow, p.src), (p.flow, p.dst));
-        let (reports, addressed) = est.report(opposite);
-        let Some((sym, id, _)) = generation_of(p) else {
+        let (reports, addressed) = est.report((p.flow, p.dst));
+        let Some((sym, _, _)) = generation_of(p) else {
             return;
         };
-        est.sent(d, id);
         let prev_len = sym.header_as::<PipelineHeader>().map_or(0, |h| h.prev_len);
         if let L4::Coded(sym) = &mut p.l4 {
             let feedback = Some(Feedback {
@@ -286,6 +284,16 @@ impl FlowCoder for PipelineCoder {
             self.counters.decoded += decoded;
             self.counters.given_up += given_up;
             self.arm(cx, d, blocked);
+        }
+    }
+
+    /// Loss adaptation: Eq. 3's M counts the combinations this node sends on a link, so
+    /// it counts them on the air; counted when queued, the node's own queue drops read
+    /// as link loss, raise its redundancy and overflow its queue further.
+    fn handle_on_air(&mut self, p: &Packet) {
+        let Some(est) = &mut self.adapt else { return };
+        if let Some((_, id, _)) = generation_of(p) {
+            est.sent((p.flow, p.src), id);
         }
     }
 

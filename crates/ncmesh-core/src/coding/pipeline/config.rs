@@ -42,6 +42,12 @@ pub struct PipelineCfg {
     pub base_redundancy: f64,
     /// α of Eq. 4 (1/6); in (0, 1].
     pub ewma_alpha: f64,
+    /// A node reports its count of a generation (Eq. 3's N) once a generation this many
+    /// newer has arrived from the same upstream neighbour, and counts the generation's
+    /// combinations that arrive until then: the DATA/ACK XOR below puts coded pairs at
+    /// the head of the queue and so reorders generations. 1: the next generation's first
+    /// combination closes a count; 1-4.
+    pub report_lag: u32,
 }
 
 impl Default for PipelineCfg {
@@ -57,6 +63,7 @@ impl Default for PipelineCfg {
             adaptive: false,
             base_redundancy: 1.4,
             ewma_alpha: 1.0 / 6.0,
+            report_lag: 2,
         }
     }
 }
@@ -82,8 +89,19 @@ pub struct PipelineParams {
     /// redundancy beyond one (ComboCoding: the received packet is what the DATA/ACK XOR
     /// below pairs, so that each neighbour holds its partner).
     pub forward_received: bool,
-    /// Loss adaptation on, with K and α.
-    pub adaptive: Option<(f64, f64)>,
+    /// Loss adaptation, when on.
+    pub adaptive: Option<Adaptation>,
+}
+
+/// Loss adaptation's parameters (Chen et al. Eq. 3-5).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Adaptation {
+    /// K of Eq. 5.
+    pub base_redundancy: f64,
+    /// α of Eq. 4.
+    pub alpha: f64,
+    /// Generations a count waits for stragglers before it is reported.
+    pub report_lag: u32,
 }
 
 impl PipelineCfg {
@@ -124,6 +142,13 @@ impl PipelineCfg {
                 "a number in (0, 1]",
             ));
         }
+        if !(1..=4).contains(&self.report_lag) {
+            return Err(not_allowed(
+                &f("report_lag"),
+                self.report_lag,
+                "an integer in [1, 4]",
+            ));
+        }
         if !(1..=64).contains(&self.generations_kept) {
             return Err(not_allowed(
                 &f("generations_kept"),
@@ -146,9 +171,11 @@ impl PipelineCfg {
             generations_kept: self.generations_kept as usize,
             close_idle: secs(self.close_idle_s),
             forward_received: combo,
-            adaptive: self
-                .adaptive
-                .then_some((self.base_redundancy, self.ewma_alpha)),
+            adaptive: self.adaptive.then_some(Adaptation {
+                base_redundancy: self.base_redundancy,
+                alpha: self.ewma_alpha,
+                report_lag: self.report_lag,
+            }),
         }
     }
 
@@ -166,6 +193,7 @@ impl PipelineCfg {
         kv("adaptive", self.adaptive.to_string());
         kv("base_redundancy", toml_float(self.base_redundancy));
         kv("ewma_alpha", toml_float(self.ewma_alpha));
+        kv("report_lag", self.report_lag.to_string());
     }
 }
 
@@ -196,6 +224,13 @@ mod tests {
         .validate("scheme.pipeline")
         .unwrap_err();
         assert_eq!(e.field, "scheme.pipeline.give_up_s");
+        let e = PipelineCfg {
+            report_lag: 0,
+            ..PipelineCfg::default()
+        }
+        .validate("scheme.pipeline")
+        .unwrap_err();
+        assert_eq!(e.field, "scheme.pipeline.report_lag");
         assert!(PipelineCfg::default().validate("scheme.pipeline").is_ok());
     }
 }
