@@ -308,6 +308,18 @@ pub fn validate(k: &SchemeCfg) -> R {
             "true needs the ACK flow coded too (its packets carry the loss counts): set scheme.pipeline.code_acks = true or use scheme.name = \"combocoding\"",
         ));
     }
+    // Eq. 3's M counts what goes on the air; the XOR family re-sends a native that was
+    // not acknowledged in a new frame, which would count again while the next hop, which
+    // drops the duplicate, counts it once: every re-send would read as loss.
+    if pipeline && k.pipeline.adaptive && hop.families.contains(&"xor") {
+        return Err(ScenarioError::new(
+            "scheme.pipeline.adaptive",
+            format!(
+                "true cannot run with scheme.name = \"{}\": its re-sends of unacknowledged packets would count as loss in the estimate; use a scheme without re-sends (\"none\", \"piggycode\", \"waittime\", \"combocoding\")",
+                k.name
+            ),
+        ));
+    }
     Ok(())
 }
 

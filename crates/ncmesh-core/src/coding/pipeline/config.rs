@@ -63,7 +63,7 @@ impl Default for PipelineCfg {
             adaptive: false,
             base_redundancy: 1.4,
             ewma_alpha: 1.0 / 6.0,
-            report_lag: 2,
+            report_lag: 3,
         }
     }
 }
@@ -226,6 +226,20 @@ mod tests {
         assert_eq!(e.field, "scheme.pipeline.give_up_s");
         let e = PipelineCfg {
             report_lag: 0,
+            ..PipelineCfg::default()
+        }
+        .validate("scheme.pipeline")
+        .unwrap_err();
+        assert_eq!(e.field, "scheme.pipeline.report_lag");
+        for lag in [1, 4] {
+            let ok = PipelineCfg {
+                report_lag: lag,
+                ..PipelineCfg::default()
+            };
+            assert!(ok.validate("scheme.pipeline").is_ok());
+        }
+        let e = PipelineCfg {
+            report_lag: 5,
             ..PipelineCfg::default()
         }
         .validate("scheme.pipeline")

@@ -2,8 +2,8 @@
 //! `CodedSymbol` carries): how long the previous generation was, so that a destination
 //! knows at once that a generation its source closed early has ended; and, with loss
 //! adaptation, the counts of Chen et al.'s N_i (Eq. 3): for each upstream neighbour, how
-//! many combinations of the other direction the sending node received from it in the last
-//! generation it completed (docs/assumptions.md).
+//! many combinations of the other direction the sending node received from it in the
+//! newest generation it has closed (docs/assumptions.md).
 
 use crate::coding::WireHeader;
 use crate::net::NodeId;
