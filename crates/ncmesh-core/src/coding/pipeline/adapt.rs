@@ -194,14 +194,7 @@ impl LossEstimator {
     /// neighbour `from` (N).
     pub(super) fn received(&mut self, d: Dir, from: u32, gen: u32) {
         let lag = self.lag;
-        match self.received.iter_mut().find(|e| e.0 == (d, from)) {
-            Some((_, r)) => r.add(gen, lag),
-            None => {
-                let mut r = Received::default();
-                r.add(gen, lag);
-                self.received.push(((d, from), r));
-            }
-        }
+        super::entry(&mut self.received, (d, from)).add(gen, lag);
     }
 
     /// Next hop `from` reported `r` on direction `about`, which this node sends to it;
