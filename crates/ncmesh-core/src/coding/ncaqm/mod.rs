@@ -219,6 +219,19 @@ impl OutputQueue for NcaqmQueue {
         self.est.record(code);
     }
 
+    fn take_native(&mut self, f: &mut dyn FnMut(&Native) -> bool) -> Option<Native> {
+        let (i, j) = self.q.iter().enumerate().find_map(|(i, e)| {
+            let j = e.items.iter().position(|n| n.bound == 0 && f(n))?;
+            Some((i, j))
+        })?;
+        let n = self.q[i].items.remove(j);
+        if self.q[i].items.is_empty() {
+            self.q.remove(i);
+        }
+        self.natives -= 1;
+        Some(n)
+    }
+
     fn any_native(&self, f: &mut dyn FnMut(&Native) -> bool) -> bool {
         self.q.iter().any(|e| e.items.iter().any(&mut *f))
     }
@@ -481,6 +494,25 @@ mod tests {
         let sent = q.pop(&mut x).unwrap();
         assert_eq!(sent.iter().map(|n| n.pkt.uid).collect::<Vec<_>>(), [1, 3]);
         assert_eq!(uids(&q), vec![vec![2], vec![4]]);
+    }
+
+    #[test]
+    fn a_late_ack_takes_its_native_out_of_a_code_or_a_slot() {
+        // a(1) and b(2) coded in one slot, c(3) alone, a two-hop code's member bound.
+        let mut bound = d(4);
+        bound.bound = 7;
+        let mut q = from_entries(vec![code(&[a(1), b(2)]), code(&[c(3)]), code(&[bound])]);
+        let mut is = |uid: u64| move |n: &Native| n.pkt.uid == uid;
+        assert_eq!(q.take_native(&mut is(2)).map(|n| n.pkt.uid), Some(2));
+        assert_eq!(uids(&q), vec![vec![1], vec![3], vec![4]]);
+        assert_eq!(q.take_native(&mut is(3)).map(|n| n.pkt.uid), Some(3));
+        assert_eq!(uids(&q), vec![vec![1], vec![4]], "an emptied slot is freed");
+        assert!(
+            q.take_native(&mut is(4)).is_none(),
+            "bound natives leave together"
+        );
+        assert!(q.take_native(&mut is(9)).is_none());
+        check(&q);
     }
 
     #[test]

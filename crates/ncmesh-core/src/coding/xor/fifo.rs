@@ -104,6 +104,11 @@ impl OutputQueue for FifoQueue {
         Some(code)
     }
 
+    fn take_native(&mut self, f: &mut dyn FnMut(&Native) -> bool) -> Option<Native> {
+        let i = self.q.iter().position(|n| n.bound == 0 && f(n))?;
+        self.q.remove(i)
+    }
+
     fn any_native(&self, f: &mut dyn FnMut(&Native) -> bool) -> bool {
         self.q.iter().any(f)
     }
@@ -172,6 +177,27 @@ mod tests {
             assert_eq!(seen, (0..n_in).collect::<Vec<_>>());
             assert!(seed > 0 || coded > 0, "the test must exercise coding");
         }
+    }
+
+    #[test]
+    fn a_late_ack_takes_its_native_out_but_never_a_bound_one() {
+        let k = FnKnowledge(|_: NodeId, _: &Native| 0.0);
+        let mut draws = Rng::stream(0, 1, StreamPurpose::Scheme);
+        let mut qcx = cx(&mut draws, &k, 8);
+        let mut q = FifoQueue::new();
+        let mut bound = nat(3, 1, 10, 2, 7);
+        bound.bound = 5;
+        q.push(&mut qcx, nat(1, 0, 10, 1, 7));
+        q.push(&mut qcx, nat(2, 0, 10, 1, 7));
+        q.push_bound(&mut qcx, [bound].into_iter().collect());
+        let mut is = |uid: u64| move |n: &Native| n.pkt.uid == uid;
+        assert_eq!(q.take_native(&mut is(2)).map(|n| n.pkt.uid), Some(2));
+        assert!(
+            q.take_native(&mut is(3)).is_none(),
+            "bound natives leave together"
+        );
+        assert_eq!(q.packets(), 2);
+        assert_eq!(q.pop(&mut qcx).map(|c| c[0].pkt.uid), Some(1));
     }
 
     #[test]

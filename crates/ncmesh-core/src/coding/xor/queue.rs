@@ -60,6 +60,9 @@ pub trait OutputQueue: Send {
     fn tick(&mut self, _cx: &mut QueueCx) {}
     /// A frame carrying `code` went on the air (NCAQM's traffic-splitting window).
     fn on_sent(&mut self, _code: &[Native]) {}
+    /// Takes out the first native held on its own (not bound in a two-hop code) that
+    /// satisfies `f`, e.g. a retransmission whose acknowledgement came late.
+    fn take_native(&mut self, f: &mut dyn FnMut(&Native) -> bool) -> Option<Native>;
     /// Does any native held satisfy `f`?
     fn any_native(&self, f: &mut dyn FnMut(&Native) -> bool) -> bool;
     /// Native packets held.

@@ -290,6 +290,13 @@ impl XorScheme {
             self.timers.cancel(Timer::Retx(q.id));
             self.groups.resolve(q.native.bound);
             cx.handed_over(1);
+        } else if let Some(n) = self.with_queue(cx, |queue, _| {
+            // The ack came after the timeout had put the native back in the queue: it
+            // need not go again (COPE §3.5 retransmits only what was not acknowledged).
+            queue.take_native(&mut |n| n.pkt.uid == uid && n.next_hop == from && n.sends > 0)
+        }) {
+            self.groups.resolve(n.bound);
+            cx.handed_over(1);
         } else if self
             .in_flight
             .iter()
