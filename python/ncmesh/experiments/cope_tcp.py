@@ -106,6 +106,9 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
                "grid": {"tcp.variant": VARIANTS + ["nc-aware"], "scheme.name": ["none", "cope"],
                         "scheme.xor.encode_once": [False, True]},
                "seeds": seeds},
+        # X-I's arm length is the paper's silence: 200 m (the chain's and X-II's spacing) beside 150 m.
+        "x1_200": {"name": f"{NAME}-x1-200", "base": _base("x", {"spacing": SPACING_M}, size["duration"]),
+                   "grid": {"tcp.variant": VARIANTS, "scheme.name": ["none", "cope"]}, "seeds": seeds},
         "x2": {"name": f"{NAME}-x2", "base": _base("x", {"spacing": SPACING_M}, size["duration"], x2_scenario_set()),
                "grid": {"tcp.variant": VARIANTS, "scheme.name": ["none", "cope"]}, "seeds": seeds},
     }
@@ -143,11 +146,13 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
     chain = per_run_total(results["chain"], ["hops", "tcp.variant", "scheme.name"])
     x1 = per_run_total(results["x1"], ["tcp.variant", "scheme.name", "scheme.xor.encode_once"])
     x2 = per_run_total(results["x2"], ["tcp.variant", "scheme.name"])
+    x1_200 = per_run_total(results["x1_200"], ["tcp.variant", "scheme.name"])
     # "none" with encode_once = true is the same protocol (no coding); keep encode_once = false for noNC.
     x1 = x1[~((x1["scheme.name"] == "none") & (x1["scheme.xor.encode_once"]))]
-    parts = Analysis.join([_chosen(quick, chain), _chain(chain), _x(x1, x2), _x1_enhancements(x1), _counters(results)])
+    parts = Analysis.join([_chosen(quick, chain), _chain(chain), _x(x1, x2, x1_200), _x1_enhancements(x1), _counters(results)])
     return Analysis.join([parts, claims_part(parts.claims, CLAIMS_NOTE), _notes(quick), _highlights(parts.claims)],
                          scenario_note="Parts: chain (hops × TCP × scheme), x1 (TCP × scheme × Encode Once), "
+                                       "x1_200 (X-I with 200 m arms: TCP × scheme), "
                                        "x2 (TCP × scheme; 9 nodes and the two flows' endpoints and routes set on the X "
                                        "builder's scenario, whose start times it keeps).")
 
@@ -264,7 +269,7 @@ PAPER_X = {("x1", "newreno"): "marginal gain", ("x1", "few"): "marginal gain", (
            ("x2", "ap"): "no gain (conclusion: improves)"}
 
 
-def _x(x1, x2) -> Analysis:
+def _x(x1, x2, x1_200) -> Analysis:
     """Figs. 5 and 7: goodput on X-I and X-II with and without COPE, COPE's change, the paper's claims."""
     import pandas as pd
 
@@ -275,12 +280,13 @@ def _x(x1, x2) -> Analysis:
     figure = FigureOut("fig5_fig7_x", "Figs. 5 and 7: goodput in X-I and X-II, with and without COPE", fig,
                        "Mean over seeds ± 95% CI.")
     g, rows = {}, []
-    for topo, df in (("x1", x1), ("x2", x2)):
+    label = {"x1": f"X-I ({X1_SPACING_M:g} m arms)", "x1_200": f"X-I ({SPACING_M:g} m arms)", "x2": "X-II"}
+    for topo, df in (("x1", x1), ("x1_200", x1_200), ("x2", x2)):
         for v in VARIANTS:
             m, ci, n = _paired(df, (v, "none"), (v, "cope"))
             g[f"{topo}.{v}"] = {"cope_gain_pct": m, "ci95": ci, "n": n}
-            rows.append({"topology": {"x1": "X-I", "x2": "X-II"}[topo], "TCP": VLABEL[v],
-                         "COPE's change (ours)": fmt_ci(m, ci, 1, "%"), "paper": PAPER_X[(topo, v)]})
+            rows.append({"topology": label[topo], "TCP": VLABEL[v], "COPE's change (ours)": fmt_ci(m, ci, 1, "%"),
+                         "paper": PAPER_X[(topo.split("_")[0], v)]})
     summary["x_cope_gain_pct"] = g
     table = TableOut("x_cope_gain", "Figs. 5, 7: COPE's change of network goodput on X-I and X-II", pd.DataFrame(rows))
 
@@ -354,6 +360,7 @@ def _counters(results: dict) -> Analysis:
     crow = []
     for label, part, keys, pick in (
             ("X-I", "x1", ["tcp.variant", "scheme.name", "scheme.xor.encode_once"], None),
+            (f"X-I {SPACING_M:g} m", "x1_200", ["tcp.variant", "scheme.name"], None),
             ("X-II", "x2", ["tcp.variant", "scheme.name"], None),
             ("chain 4 hops", "chain", ["hops", "tcp.variant", "scheme.name"], ("hops", 4))):
         c = per_run_counters(results[part], keys)

@@ -19,6 +19,8 @@
 //! the end of each run). Each family owns its header (`WireHeader`), counters and
 //! `[scheme.<family>]` table; `registry` is the one table of schemes.
 
+#[cfg(test)]
+pub(crate) mod bench;
 pub mod body;
 pub mod combocoding;
 pub mod cx;

@@ -19,7 +19,7 @@ pub use drop::{choose_drop, choose_flow, DropChoice};
 pub use hqueue::{coded_queue_sizes, flow_counts, hqueue_sizes, FlowCount};
 pub use split::{CodeSig, SplitEstimator};
 
-use crate::coding::xor::entry::{Entry, FlowKey, Native};
+use crate::coding::xor::entry::{decodable, Entry, FlowKey, Native};
 use crate::coding::xor::queue::{Code, OutputQueue, QueueCx};
 use smallvec::SmallVec;
 use std::collections::VecDeque;
@@ -91,7 +91,10 @@ impl NcaqmQueue {
                 continue;
             }
             for j in k + 1..len {
-                if !self.q[j].items.is_empty() && mergeable(cx, &self.q[k], &self.q[j]) {
+                if !self.q[j].items.is_empty()
+                    && mergeable(cx, &self.q[k], &self.q[j])
+                    && !overtakes(&self.q, k, j)
+                {
                     let taken = std::mem::take(&mut self.q[j].items);
                     self.q[k].items.extend(taken);
                     freed += 1;
@@ -103,6 +106,45 @@ impl NcaqmQueue {
         }
         freed
     }
+}
+
+/// Would moving slot `j`'s natives forward into slot `k` (k < j) put one ahead of an
+/// earlier packet of its own flow (in a slot between)? NCAQM reorders flows against each
+/// other, never a flow's own packets (TCP would read that as loss).
+fn overtakes(q: &VecDeque<Entry>, k: usize, j: usize) -> bool {
+    q[j].items
+        .iter()
+        .any(|n| q.range(k + 1..j).any(|e| e.has_flow(n.flow())))
+}
+
+/// The head's code, re-checked with what the node knows now (Seferoglu & Markopoulou
+/// §V-A2: the head is checked for coding again before it leaves). NCAQM coded it at
+/// enqueue, on guesses; reports since may show a next hop cannot decode. Keeps the
+/// largest decodable prefix-first subset; the rest go back to the head as natives, in
+/// their order. Codes bound for two hops leave as they are.
+fn recheck_head(cx: &QueueCx, code: &mut Code) -> Code {
+    let still = {
+        let members: SmallVec<[&Native; 8]> = code.iter().collect();
+        decodable(&members, cx.knowledge, cx.threshold)
+    };
+    if code.len() < 2 || code.iter().any(|m| m.bound != 0) || still {
+        return Code::new();
+    }
+    let mut kept = Code::new();
+    let mut back = Code::new();
+    for n in code.drain(..) {
+        let joins = {
+            let members: SmallVec<[&Native; 8]> = kept.iter().collect();
+            members.is_empty() || cx.can_join(&members, &n)
+        };
+        if joins {
+            kept.push(n);
+        } else {
+            back.push(n);
+        }
+    }
+    *code = kept;
+    back
 }
 
 /// May `n` join slot `e` at enqueue (Alg. 1): room in the code, no member barred by
@@ -138,9 +180,15 @@ fn mergeable(cx: &QueueCx, a: &Entry, b: &Entry) -> bool {
 impl OutputQueue for NcaqmQueue {
     fn push(&mut self, cx: &mut QueueCx, n: Native) -> SmallVec<[Native; 1]> {
         let mut dropped = SmallVec::new();
-        // Seferoglu & Markopoulou §V-A2, Alg. 1: code at enqueue into the first eligible slot.
+        // Seferoglu & Markopoulou §V-A2, Alg. 1: code at enqueue into the first eligible
+        // slot behind the flow's own packets (a flow's packets keep their order).
         if cx.may_code(&n) {
-            if let Some(i) = self.q.iter().position(|e| joinable(cx, e, &n)) {
+            let behind = self
+                .q
+                .iter()
+                .rposition(|e| e.has_flow(n.flow()))
+                .map_or(0, |i| i + 1);
+            if let Some(i) = (behind..self.q.len()).find(|&i| joinable(cx, &self.q[i], &n)) {
                 self.q[i].items.push(n);
                 self.natives += 1;
                 return dropped;
@@ -184,15 +232,22 @@ impl OutputQueue for NcaqmQueue {
     fn pop(&mut self, cx: &mut QueueCx) -> Option<Code> {
         let head = self.q.pop_front()?;
         let mut code: Code = head.items.into_iter().collect();
-        // Seferoglu & Markopoulou §V-A2: the head is checked for coding once more before it leaves;
-        // later native slots join it first-fit, head first.
+        // Seferoglu & Markopoulou §V-A2: the head is checked for coding once more before
+        // it leaves: what no longer decodes stays at the head; later native slots join
+        // it first-fit, head first, if no earlier packet of their flow waits before them.
+        for n in recheck_head(cx, &mut code).into_iter().rev() {
+            self.q.push_front(Entry::native(n));
+        }
         if code.iter().all(|m| cx.may_code(m)) {
             let mut picked: SmallVec<[usize; 4]> = SmallVec::new();
             for (i, e) in self.q.iter().enumerate() {
                 if !cx.room_in_code(code.len() + picked.len()) {
                     break;
                 }
-                if e.items.len() != 1 || !cx.may_code(&e.items[0]) {
+                if e.items.len() != 1
+                    || !cx.may_code(&e.items[0])
+                    || self.q.range(..i).any(|o| o.has_flow(e.items[0].flow()))
+                {
                     continue;
                 }
                 let mut members: SmallVec<[&Native; 8]> = code.iter().collect();
@@ -497,12 +552,66 @@ mod tests {
     }
 
     #[test]
+    fn a_head_code_that_no_longer_decodes_is_split_before_it_leaves() {
+        // Coded at enqueue on guesses (everyone holds everything); by the time the code
+        // reaches the head, reports show that each neighbour holds only what it sent:
+        // c's next hop (40) cannot decode a XOR b XOR c.
+        let all = everyone_knows();
+        let mut r = rng(0);
+        let mut q = NcaqmQueue::default();
+        {
+            let mut x = cx(&mut r, &all, 10);
+            for n in [a(1), b(2), c(3)] {
+                assert!(q.push(&mut x, n).is_empty());
+            }
+        }
+        assert_eq!(uids(&q), vec![vec![1, 2, 3]], "one code at enqueue");
+        let now = prev_hop_knows();
+        let mut x = cx(&mut r, &now, 10);
+        let sent = q.pop(&mut x).unwrap();
+        assert_eq!(sent.iter().map(|n| n.pkt.uid).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(uids(&q), vec![vec![3]], "c waits at the head, alone");
+        assert_eq!(q.packets(), 1);
+        check(&q);
+    }
+
+    /// Neighbours hold every packet except uid 2.
+    fn all_but_2() -> FnKnowledge<impl Fn(NodeId, &Native) -> f64> {
+        FnKnowledge(|_: NodeId, p: &Native| if p.pkt.uid == 2 { 0.0 } else { 1.0 })
+    }
+
+    #[test]
+    fn coding_never_puts_a_packet_ahead_of_an_earlier_one_of_its_flow() {
+        let k = all_but_2();
+        let mut r = rng(0);
+        let mut x = cx(&mut r, &k, 10);
+        // At enqueue: a(2) cannot join c(1)'s slot (40 lacks it); a(3) could, but would
+        // then leave before a(2).
+        let mut q = NcaqmQueue::default();
+        for n in [c(1), a(2), a(3)] {
+            assert!(q.push(&mut x, n).is_empty());
+        }
+        assert_eq!(uids(&q), vec![vec![1], vec![2], vec![3]]);
+        // The periodic pass does not merge a(3) forward either.
+        assert_eq!(q.recode(&x), 0);
+        assert_eq!(uids(&q), vec![vec![1], vec![2], vec![3]]);
+        // Nor does the head's first-fit pick it over a(2).
+        let sent = q.pop(&mut x).unwrap();
+        assert_eq!(sent.iter().map(|n| n.pkt.uid).collect::<Vec<_>>(), [1]);
+        // Another flow's packet behind them still codes with the head.
+        let mut q = from_entries(vec![code(&[c(1)]), code(&[a(2)]), code(&[b(3)])]);
+        let sent = q.pop(&mut x).unwrap();
+        assert_eq!(sent.iter().map(|n| n.pkt.uid).collect::<Vec<_>>(), [1, 3]);
+        check(&q);
+    }
+
+    #[test]
     fn a_late_ack_takes_its_native_out_of_a_code_or_a_slot() {
         // a(1) and b(2) coded in one slot, c(3) alone, a two-hop code's member bound.
         let mut bound = d(4);
         bound.bound = 7;
         let mut q = from_entries(vec![code(&[a(1), b(2)]), code(&[c(3)]), code(&[bound])]);
-        let mut is = |uid: u64| move |n: &Native| n.pkt.uid == uid;
+        let is = |uid: u64| move |n: &Native| n.pkt.uid == uid;
         assert_eq!(q.take_native(&mut is(2)).map(|n| n.pkt.uid), Some(2));
         assert_eq!(uids(&q), vec![vec![1], vec![3], vec![4]]);
         assert_eq!(q.take_native(&mut is(3)).map(|n| n.pkt.uid), Some(3));

@@ -424,55 +424,11 @@ impl CodingScheme for PiggyScheme {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coding::bench::Bench;
     use crate::coding::SchemeOut;
-    use crate::engine::{Rng, StreamPurpose, MILLIS};
-    use crate::mobility::positions_at;
-    use crate::net::{Routes, L4};
-    use crate::phy::loss::LossModel;
-    use crate::phy::Channel;
-    use crate::scenario::{build, BuildOptions};
+    use crate::engine::MILLIS;
+    use crate::net::L4;
     use crate::transport::tcp::TcpHeader;
-
-    /// A chain of `hops` hops (flow 0: node 0 -> node `hops`) and the state a scheme
-    /// callback sees; `call` runs one callback at `now` and returns its effects.
-    struct Bench {
-        channel: Channel,
-        routes: Routes,
-        loss: LossModel,
-        rng: Rng,
-        capacity: usize,
-    }
-
-    impl Bench {
-        fn chain(hops: u64) -> Bench {
-            let s = build("chain", &BuildOptions::new().with("hops", hops)).unwrap();
-            let channel = Channel::new(&s.channel, &positions_at(&s.nodes, 0.0));
-            let routes = Routes::build(&s.routing, &s.flows, &channel, s.nodes.len());
-            Bench {
-                channel,
-                routes,
-                loss: LossModel::new(&[]),
-                rng: Rng::stream(1, 0, StreamPurpose::Scheme),
-                capacity: 50,
-            }
-        }
-
-        fn call(&mut self, node: NodeId, now: Time, f: impl FnOnce(&mut SchemeCx)) -> SchemeOut {
-            let mut out = SchemeOut::default();
-            let mut cx = SchemeCx {
-                now,
-                node,
-                routes: &self.routes,
-                channel: &self.channel,
-                loss: &self.loss,
-                rng: &mut self.rng,
-                queue_capacity: self.capacity,
-                out: &mut out,
-            };
-            f(&mut cx);
-            out
-        }
-    }
 
     fn tcp(uid: u64, src: NodeId, dst: NodeId, len: u32) -> Packet {
         let h = TcpHeader {

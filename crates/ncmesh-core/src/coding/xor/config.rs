@@ -2,6 +2,7 @@
 //! BFLY; NCAQM's queue runs inside it too). Values the papers leave out are in
 //! docs/assumptions.md ("Inter-flow XOR coding").
 
+use super::timing::Timing;
 use super::XorParams;
 use crate::engine::secs;
 use crate::scenario::check::*;
@@ -30,11 +31,20 @@ pub struct XorCfg {
     /// 0.
     pub report_interval_s: f64,
     /// An unacknowledged native of a coded frame goes back to the head of the queue
-    /// after this long; > 0.
+    /// after this long (`"adaptive"`: at most this long, and this long until the first
+    /// ack is measured); > 0.
     pub ack_timeout_s: f64,
+    /// The ack timeout per neighbour: SRTT + 4 RTTVAR of its measured ack latency
+    /// (RFC 6298's estimator) within [`timer_floor_s`, `ack_timeout_s`], or fixed.
+    pub ack_timer: Timing,
     /// COPE's ordering agent: at its destination a TCP segment after a gap waits at
     /// most this long for the gap to fill (0: no agent); >= 0.
     pub ordering_timeout_s: f64,
+    /// The ordering agent's hold per flow: SRTT + 4 RTTVAR of how long its gaps took
+    /// to fill, within [`timer_floor_s`, `ordering_timeout_s`], or fixed.
+    pub ordering_hold: Timing,
+    /// Floor of the adaptive ack timeout and ordering hold; > 0.
+    pub timer_floor_s: f64,
     /// Retransmissions of such a native before it is dropped; 0-100.
     pub max_retransmissions: u32,
     /// At most this many natives per code (0: only one per next hop); 0 or >= 2.
@@ -56,7 +66,10 @@ impl Default for XorCfg {
             control_delay_s: 0.01,
             report_interval_s: 0.1,
             ack_timeout_s: 0.2,
+            ack_timer: Timing::Adaptive,
             ordering_timeout_s: 0.25,
+            ordering_hold: Timing::Adaptive,
+            timer_floor_s: 0.01,
             max_retransmissions: 3,
             max_code: 0,
             two_hop: false,
@@ -73,6 +86,7 @@ impl XorCfg {
         positive(&f("control_delay_s"), self.control_delay_s, "seconds")?;
         positive(&f("report_interval_s"), self.report_interval_s, "seconds")?;
         positive(&f("ack_timeout_s"), self.ack_timeout_s, "seconds")?;
+        positive(&f("timer_floor_s"), self.timer_floor_s, "seconds")?;
         non_negative(
             &f("ordering_timeout_s"),
             self.ordering_timeout_s,
@@ -104,6 +118,9 @@ impl XorCfg {
             control_delay: secs(self.control_delay_s),
             report_interval: secs(self.report_interval_s),
             ack_timeout: secs(self.ack_timeout_s),
+            ack_timing: self.ack_timer,
+            timer_floor: secs(self.timer_floor_s),
+            ordering_timing: self.ordering_hold,
             max_retransmissions: self.max_retransmissions.min(255) as u8,
             max_code: self.max_code as usize,
             encode_once: self.encode_once,
@@ -122,9 +139,21 @@ impl XorCfg {
         kv("control_delay_s", toml_float(self.control_delay_s));
         kv("report_interval_s", toml_float(self.report_interval_s));
         kv("ack_timeout_s", toml_float(self.ack_timeout_s));
+        kv("ack_timer", timing(self.ack_timer));
         kv("ordering_timeout_s", toml_float(self.ordering_timeout_s));
+        kv("ordering_hold", timing(self.ordering_hold));
+        kv("timer_floor_s", toml_float(self.timer_floor_s));
         kv("max_retransmissions", self.max_retransmissions.to_string());
         kv("max_code", self.max_code.to_string());
         kv("two_hop", self.two_hop.to_string());
     }
+}
+
+/// A timing as a TOML string.
+fn timing(t: Timing) -> String {
+    match t {
+        Timing::Fixed => "\"fixed\"",
+        Timing::Adaptive => "\"adaptive\"",
+    }
+    .to_string()
 }

@@ -107,6 +107,11 @@ impl Entry {
 pub trait Knowledge {
     /// Probability that neighbour `nb` holds `p`.
     fn prob_has(&self, nb: NodeId, p: &Native) -> f64;
+    /// Is it known, not guessed, that `nb` does not hold `p` (no report of it, and
+    /// either `nb`'s reports were complete after `p` went by or its pool forgot `p`)?
+    fn knows_missing(&self, _nb: NodeId, _p: &Native) -> bool {
+        false
+    }
 }
 
 /// Can every decoder of `members` decode their XOR with probability >= `threshold`?

@@ -190,7 +190,7 @@ mod tests {
         q.push(&mut qcx, nat(1, 0, 10, 1, 7));
         q.push(&mut qcx, nat(2, 0, 10, 1, 7));
         q.push_bound(&mut qcx, [bound].into_iter().collect());
-        let mut is = |uid: u64| move |n: &Native| n.pkt.uid == uid;
+        let is = |uid: u64| move |n: &Native| n.pkt.uid == uid;
         assert_eq!(q.take_native(&mut is(2)).map(|n| n.pkt.uid), Some(2));
         assert!(
             q.take_native(&mut is(3)).is_none(),

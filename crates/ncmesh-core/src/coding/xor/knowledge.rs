@@ -33,29 +33,37 @@ impl View<'_> {
     fn horizon(&self, nb: NodeId) -> Option<Time> {
         self.horizon.iter().find(|(n, _)| *n == nb).map(|&(_, t)| t)
     }
+
+    /// Pools forget after pool_time: a packet that waited here that long is gone from
+    /// every neighbour's pool (a tenth of the time is kept as a margin for the frame's
+    /// own channel access and retries).
+    fn forgotten(&self, n: &Native) -> bool {
+        self.now.saturating_sub(n.enqueued) >= self.pool_time - self.pool_time / 10
+    }
+
+    /// `nb` sent us the packet, created it, or reported it.
+    fn known_held(&self, nb: NodeId, n: &Native) -> bool {
+        nb == n.prev_hop
+            || nb == n.pkt.src
+            || self.reported.contains(self.now, nb_key(nb, n.pkt.uid))
+    }
+
+    /// A complete report of `nb` sent after the packet went by, without it: not heard.
+    /// (This node received the packet when the neighbour could have overheard it.)
+    fn reported_without(&self, nb: NodeId, n: &Native) -> bool {
+        self.horizon(nb).is_some_and(|t| t > n.enqueued)
+    }
 }
 
 impl Knowledge for View<'_> {
     fn prob_has(&self, nb: NodeId, n: &Native) -> f64 {
-        // Pools forget after pool_time: a packet that waited here that long is gone
-        // from every neighbour's pool (a tenth of the time is kept as a margin for
-        // the frame's own channel access and retries).
-        if self.now.saturating_sub(n.enqueued) >= self.pool_time - self.pool_time / 10 {
+        if self.forgotten(n) {
             return 0.0;
         }
-        // It sent us the packet, or created it.
-        if nb == n.prev_hop || nb == n.pkt.src {
+        if self.known_held(nb, n) {
             return 1.0;
         }
-        if self.reported.contains(self.now, nb_key(nb, n.pkt.uid)) {
-            return 1.0;
-        }
-        if n.prev_hop == self.me {
-            return 0.0;
-        }
-        // A complete report sent after the packet went by, without it: not heard.
-        // (This node received the packet when the neighbour could have overheard it.)
-        if self.horizon(nb).is_some_and(|t| t > n.enqueued) {
+        if n.prev_hop == self.me || self.reported_without(nb, n) {
             return 0.0;
         }
         if self.guess {
@@ -63,5 +71,9 @@ impl Knowledge for View<'_> {
             return link_delivery(self.channel, self.loss, n.prev_hop, nb, self.now);
         }
         0.0
+    }
+
+    fn knows_missing(&self, nb: NodeId, n: &Native) -> bool {
+        !self.known_held(nb, n) && (self.forgotten(n) || self.reported_without(nb, n))
     }
 }

@@ -18,6 +18,7 @@ pub mod payload;
 pub mod pool;
 pub mod queue;
 mod scheme;
+pub mod timing;
 
 pub use config::XorCfg;
 pub use params::XorParams;
@@ -32,7 +33,8 @@ pub struct XorCounters {
     pub coded_tx: u64,
     /// Natives carried in coded frames (coded_packets / coded_tx = packets per code).
     pub coded_packets: u64,
-    /// Coded frames this node was a next hop of but could not decode.
+    /// Natives this node was a next hop of but could not decode (each native once,
+    /// however often its code came).
     pub decode_failures: u64,
     /// Native transmissions while the queue held a packet for another next hop that
     /// could not join the code (the decodability rule or Encode Once stopped it).
@@ -41,11 +43,15 @@ pub struct XorCounters {
     pub retransmissions: u64,
     /// Stand-alone frames sent only to carry reports and acknowledgements.
     pub control_tx: u64,
+    /// Natives of a forwarded two-hop code dropped instead of sent (again): their
+    /// decoder is known to miss another member (it reported so, or its pool forgot it
+    /// while the code waited here), so the XOR could not decode there.
+    pub futile_drops: u64,
 }
 
 impl XorCounters {
     /// The counters' names in results (node table columns), in `values` order.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 8] = [
         "native_tx",
         "coded_tx",
         "coded_packets",
@@ -53,10 +59,11 @@ impl XorCounters {
         "coding_missed",
         "coding_retransmissions",
         "control_tx",
+        "futile_drops",
     ];
 
     /// The counters in `NAMES` order.
-    pub fn values(&self) -> [u64; 7] {
+    pub fn values(&self) -> [u64; 8] {
         [
             self.native_tx,
             self.coded_tx,
@@ -65,6 +72,7 @@ impl XorCounters {
             self.coding_missed,
             self.retransmissions,
             self.control_tx,
+            self.futile_drops,
         ]
     }
 }

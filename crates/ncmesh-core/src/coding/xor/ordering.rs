@@ -5,8 +5,10 @@
 //! until the gap fills or `timeout` passes. Each gap has its own deadline, from the
 //! first segment beyond it: when one gap fills, the next keeps the time it opened (not
 //! the filled one's), and giving up releases one gap at a time, up to the next gap.
+//! The hold is a [`Wait`]: fixed, or per flow from how long its gaps took to fill.
 
 use super::entry::{flow_key, FlowKey};
+use super::timing::Wait;
 use crate::engine::Time;
 use crate::net::Packet;
 
@@ -22,17 +24,20 @@ struct FlowOrder {
     next: u64,
     /// Segments after a gap, by sequence number.
     held: Vec<Held>,
+    /// How long a gap is held open.
+    hold: Wait,
 }
 
 impl FlowOrder {
-    /// The first gap's deadline: a gap opened when the first segment beyond it arrived,
-    /// and every held segment is beyond the first gap.
-    fn deadline(&self, timeout: Time) -> Option<Time> {
-        self.held
-            .iter()
-            .map(|h| h.arrived)
-            .min()
-            .map(|t| t + timeout)
+    /// When the first gap opened: when the first segment beyond it arrived (every held
+    /// segment is beyond the first gap).
+    fn opened(&self) -> Option<Time> {
+        self.held.iter().map(|h| h.arrived).min()
+    }
+
+    /// The first gap's deadline.
+    fn deadline(&self) -> Option<Time> {
+        self.opened().map(|t| t + self.hold.get())
     }
 
     /// Hands up the held segments now in order (those up to the next gap).
@@ -56,7 +61,8 @@ impl FlowOrder {
 /// gap until the gap fills or a timeout, so that coding's reordering does not look
 /// like loss to TCP.
 pub struct Ordering {
-    timeout: Time,
+    /// Each new flow's hold starts as a copy of this one.
+    hold: Wait,
     flows: Vec<FlowOrder>,
 }
 
@@ -68,10 +74,10 @@ fn span(p: &Packet) -> Option<(u64, u64)> {
 }
 
 impl Ordering {
-    /// An agent whose gaps give up after `timeout`.
-    pub fn new(timeout: Time) -> Ordering {
+    /// An agent whose gaps give up after `hold`.
+    pub fn new(hold: Wait) -> Ordering {
         Ordering {
-            timeout,
+            hold,
             flows: Vec::new(),
         }
     }
@@ -81,9 +87,9 @@ impl Ordering {
         span(p).is_some()
     }
 
-    /// A segment for this node arrived: segments now in order go to `out`. Returns a
-    /// deadline if the flow had no gap before (the caller arms a timer for it; later
-    /// deadlines come from `expire`).
+    /// A segment for this node arrived: segments now in order go to `out`. Returns the
+    /// flow's first gap deadline if it has a gap (the caller keeps one timer at the
+    /// earliest deadline; later ones come from `expire`).
     pub fn arrive(&mut self, now: Time, p: Packet, out: &mut Vec<Packet>) -> Option<Time> {
         let (seq, end) = span(&p).expect("TCP data segment");
         let key = flow_key(&p);
@@ -94,6 +100,7 @@ impl Ordering {
                     key,
                     next: 0,
                     held: Vec::new(),
+                    hold: self.hold.clone(),
                 });
                 self.flows.len() - 1
             }
@@ -103,8 +110,13 @@ impl Ordering {
             f.next = f.next.max(end);
             out.push(p);
             // A gap may have closed: hand up what follows in order.
+            let (opened, before) = (f.opened(), f.held.len());
             f.release_in_order(out);
-            return None;
+            if let Some(t) = opened.filter(|_| f.held.len() < before) {
+                // The first gap filled in time: how long its repair took.
+                f.hold.sample(now - t);
+            }
+            return f.deadline();
         }
         let at = f
             .held
@@ -116,23 +128,22 @@ impl Ordering {
                 arrived: now,
             },
         );
-        (f.held.len() == 1).then(|| now + self.timeout)
+        f.deadline()
     }
 
     /// Gives up the gaps whose deadline passed, one at a time, each releasing its
     /// segments up to the next gap (in order, to `out`). Returns the next deadline still
     /// pending.
     pub fn expire(&mut self, now: Time, out: &mut Vec<Packet>) -> Option<Time> {
-        let timeout = self.timeout;
         for f in &mut self.flows {
-            while f.deadline(timeout).is_some_and(|d| d <= now) {
+            while f.deadline().is_some_and(|d| d <= now) {
                 // The first gap is given up: TCP will see it as a loss.
                 let first = span(&f.held[0].pkt).expect("TCP data").0;
                 f.next = f.next.max(first);
                 f.release_in_order(out);
             }
         }
-        self.flows.iter().filter_map(|f| f.deadline(timeout)).min()
+        self.flows.iter().filter_map(|f| f.deadline()).min()
     }
 
     /// Segments held now.
@@ -144,6 +155,7 @@ impl Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coding::xor::timing::Timing;
     use crate::net::L4;
     use crate::transport::tcp::TcpHeader;
 
@@ -161,17 +173,21 @@ mod tests {
         }
     }
 
+    fn fixed(t: Time) -> Wait {
+        Wait::new(Timing::Fixed, t, 0)
+    }
+
     fn seqs(v: &[Packet]) -> Vec<u64> {
         v.iter().map(|p| p.tcp().unwrap().seq).collect()
     }
 
     #[test]
     fn a_late_segment_fills_the_gap_and_releases_the_rest_in_order() {
-        let mut o = Ordering::new(100);
+        let mut o = Ordering::new(fixed(100));
         let mut out = Vec::new();
         assert_eq!(o.arrive(0, seg(0), &mut out), None);
         assert_eq!(o.arrive(1, seg(2000), &mut out), Some(101), "a gap opens");
-        assert_eq!(o.arrive(2, seg(3000), &mut out), None);
+        assert_eq!(o.arrive(2, seg(3000), &mut out), Some(101), "the same gap");
         assert_eq!(seqs(&out), vec![0]);
         assert_eq!(o.held(), 2);
         o.arrive(50, seg(1000), &mut out);
@@ -187,7 +203,7 @@ mod tests {
     fn each_gap_keeps_its_own_deadline_and_gives_up_alone() {
         // Katti et al. §3.5, one gap after another: 1000 missing from t = 10, 4000 from
         // t = 60. When 1000 arrives the second gap keeps t = 60 + 100, not t = 110.
-        let mut o = Ordering::new(100);
+        let mut o = Ordering::new(fixed(100));
         let mut out = Vec::new();
         o.arrive(0, seg(0), &mut out);
         assert_eq!(o.arrive(10, seg(2000), &mut out), Some(110));
@@ -205,7 +221,7 @@ mod tests {
         // Three gaps open at 200, 210 and 300; giving up the first releases only what
         // lies before the second.
         out.clear();
-        let mut o = Ordering::new(100);
+        let mut o = Ordering::new(fixed(100));
         o.arrive(0, seg(0), &mut out);
         o.arrive(200, seg(2000), &mut out);
         o.arrive(210, seg(4000), &mut out);
@@ -224,7 +240,7 @@ mod tests {
 
     #[test]
     fn a_gap_that_does_not_fill_gives_up_after_the_timeout() {
-        let mut o = Ordering::new(100);
+        let mut o = Ordering::new(fixed(100));
         let mut out = Vec::new();
         o.arrive(0, seg(0), &mut out);
         o.arrive(10, seg(2000), &mut out);
@@ -236,5 +252,31 @@ mod tests {
         // The lost segment, retransmitted by TCP, then passes straight through.
         o.arrive(200, seg(1000), &mut out);
         assert_eq!(seqs(&out), vec![0, 2000, 3000, 1000]);
+    }
+
+    #[test]
+    fn an_adaptive_hold_follows_how_long_gaps_take_to_fill() {
+        // Gaps that fill 30 units after they open: the hold shrinks from 1000 towards
+        // 30 plus the spread, never below the floor of 20.
+        let mut out = Vec::new();
+        let mut o = Ordering::new(Wait::new(Timing::Adaptive, 1000, 20));
+        let mut t = 0;
+        let mut last = None;
+        for k in 0..60u64 {
+            let base = 3000 * k;
+            o.arrive(t, seg(base), &mut out);
+            let opened = o.arrive(t + 1, seg(base + 2000), &mut out).unwrap();
+            last = Some(opened - (t + 1));
+            o.arrive(t + 31, seg(base + 1000), &mut out);
+            t += 1000;
+        }
+        assert_eq!(o.held(), 0);
+        let hold = last.unwrap();
+        assert!(hold < 1000, "the hold shrank: {hold}");
+        assert!((30..=40).contains(&hold), "30 plus a small spread: {hold}");
+        // A gap that never fills gives up after that shorter hold.
+        o.arrive(t, seg(3000 * 60), &mut out);
+        let d = o.arrive(t + 1, seg(3000 * 60 + 2000), &mut out).unwrap();
+        assert_eq!(d, t + 1 + hold);
     }
 }

@@ -10,6 +10,7 @@ use super::ordering::Ordering;
 use super::payload;
 use super::pool::{nb_key, ExpiringSet, PacketPool};
 use super::queue::{Code, OutputQueue, QueueCx};
+use super::timing::{AckTimers, Wait};
 use super::{XorCounters, XorParams};
 use crate::coding::timers::Timers;
 use crate::coding::{Addressed, Body, Occupancy, OutFrame, PollAt, Rx};
@@ -46,6 +47,8 @@ const EARLY_ACK_MEMORY: usize = 64;
 struct Pending {
     id: u64,
     native: Native,
+    /// When its frame left the MAC (the ack latency is measured from here).
+    since: Time,
 }
 
 /// The XOR family's scheme (COPE and its variants: Encode Once, NCAQM, BFLY): packet
@@ -63,12 +66,15 @@ pub struct XorScheme {
     /// Per neighbour: time up to which its reception reports were complete.
     horizon: Vec<(NodeId, Time)>,
     delivered: ExpiringSet,
+    /// uids this node failed to decode (each failure counted once).
+    failed: ExpiringSet,
     prev_hops: VecDeque<(u64, NodeId)>,
     news: Announcements,
     control_due: bool,
     /// The natives of the frame in the MAC (without their packets, which the frame holds).
     in_flight: SmallVec<[Native; 4]>,
     pending: Vec<Pending>,
+    ack_timers: AckTimers,
     early_acks: VecDeque<(u64, NodeId)>,
     groups: Groups,
     ordering: Option<Ordering>,
@@ -81,12 +87,20 @@ impl XorScheme {
     /// A scheme with parameters `p` over `queue`; `tick` is the period of the queue's
     /// maintenance pass (0: none).
     pub fn new(p: XorParams, queue: Box<dyn OutputQueue>, tick: Time) -> XorScheme {
-        let ordering = (p.ordering_timeout > 0).then(|| Ordering::new(p.ordering_timeout));
+        let ordering = (p.ordering_timeout > 0).then(|| {
+            Ordering::new(Wait::new(
+                p.ordering_timing,
+                p.ordering_timeout,
+                p.timer_floor,
+            ))
+        });
+        let ack_timers = AckTimers::new(p.ack_timing, p.ack_timeout, p.timer_floor);
         XorScheme {
             pool: PacketPool::new(p.pool_time),
             reported: ExpiringSet::new(p.pool_time),
             horizon: Vec::new(),
             delivered: ExpiringSet::new(DUPLICATE_MEMORY),
+            failed: ExpiringSet::new(DUPLICATE_MEMORY),
             p,
             queue,
             tick,
@@ -96,12 +110,28 @@ impl XorScheme {
             control_due: false,
             in_flight: SmallVec::new(),
             pending: Vec::new(),
+            ack_timers,
             early_acks: VecDeque::with_capacity(EARLY_ACK_MEMORY),
             groups: Groups::default(),
             ordering,
             next_id: 0,
             counters: XorCounters::default(),
         }
+    }
+
+    /// Would resending `n` be futile? For a native of a forwarded two-hop code the
+    /// resend is the same XOR (this node cannot decode it); if `n`'s decoder is known
+    /// to miss another member, it could not decode it again.
+    fn futile(&mut self, cx: &mut SchemeCx, n: &Native) -> bool {
+        if n.bound == 0 {
+            return false;
+        }
+        let others = self.groups.padding(std::slice::from_ref(n));
+        self.with_queue(cx, |_, qcx| {
+            others
+                .iter()
+                .any(|o| qcx.knowledge.knows_missing(n.next_hop, o))
+        })
     }
 
     /// Runs `f` with the queue and a queue context built from the node's view.
@@ -169,6 +199,8 @@ impl XorScheme {
         let mut h = XorHeader::default();
         let mut packets: SmallVec<[Packet; 1]> = SmallVec::new();
         let mut intended: SmallVec<[NodeId; 4]> = SmallVec::new();
+        // Each packet's next hop, in frame order.
+        let mut intended_of: SmallVec<[NodeId; 4]> = SmallVec::new();
         self.in_flight.clear();
         let mut longest = 0;
         for mut n in code {
@@ -184,6 +216,7 @@ impl XorScheme {
             if !intended.contains(&n.next_hop) {
                 intended.push(n.next_hop);
             }
+            intended_of.push(n.next_hop);
             longest = longest.max(n.pkt.ip_bytes);
             // COPE keeps what it sends: a neighbour's code may XOR it back out.
             self.pool.insert(now, &n.pkt);
@@ -197,6 +230,7 @@ impl XorScheme {
             h.next_hops.push(c.next_hop);
             h.padding.push(c.pkt.uid);
             intended.push(c.next_hop);
+            intended_of.push(c.next_hop);
             longest = longest.max(c.pkt.ip_bytes);
             packets.push(c.pkt);
         }
@@ -211,10 +245,16 @@ impl XorScheme {
         let coded_payload = (coded && packets.iter().any(|p| p.payload.is_some()))
             .then(|| payload::xor_all(packets.iter().map(|p| p.payload.as_deref())));
         let padding = h.padding.len() as u8;
+        // Pseudo-broadcast (COPE §4): unicast to one next hop, the others listed in the
+        // XOR header overhear. A TCP data segment gets the MAC's protection (ACK and
+        // retries) over a TCP ACK beside it, as PiggyCode does (Takimoto et al. §II).
+        let mac_rx = packets
+            .iter()
+            .zip(&intended_of)
+            .find(|(p, _)| p.tcp().is_some_and(|t| t.len > 0))
+            .map_or(intended[0], |(_, &nh)| nh);
         OutFrame {
-            // Pseudo-broadcast (COPE §4): unicast to the head's next hop, the others
-            // listed in the XOR header overhear.
-            mac_rx: intended[0],
+            mac_rx,
             body: Body {
                 intended,
                 packets,
@@ -288,6 +328,10 @@ impl XorScheme {
         {
             let q = self.pending.swap_remove(i);
             self.timers.cancel(Timer::Retx(q.id));
+            if q.native.sends == 1 {
+                // Karn's rule: only a native sent once tells which send was acked.
+                self.ack_timers.sample(from, cx.now - q.since);
+            }
             self.groups.resolve(q.native.bound);
             cx.handed_over(1);
         } else if let Some(n) = self.with_queue(cx, |queue, _| {
@@ -324,7 +368,9 @@ impl XorScheme {
                 .enumerate()
                 .all(|(j, o)| j == i || self.pool.get(cx.now, o.uid).is_some());
             if !others_held {
-                self.counters.decode_failures += 1;
+                if self.failed.insert(cx.now, mine.uid) {
+                    self.counters.decode_failures += 1;
+                }
                 continue;
             }
             let mut pkt = mine.clone();
@@ -417,7 +463,23 @@ impl CodingScheme for XorScheme {
 
     fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame> {
         let others = self.queue.packets();
-        match self.with_queue(cx, |q, qcx| q.pop(qcx)) {
+        let popped = loop {
+            let Some(code) = self.with_queue(cx, |q, qcx| q.pop(qcx)) else {
+                break None;
+            };
+            // A forwarded two-hop code none of whose sinks can decode it any more (its
+            // wait here counts against their pools' lifetime, Seferoglu & Markopoulou
+            // §VII; or they reported missing a member) would be airtime for nothing.
+            if code[0].bound != 0 && code.iter().all(|n| self.futile(cx, n)) {
+                for n in code {
+                    self.counters.futile_drops += 1;
+                    self.drop_native(cx, n, DropReason::Scheme);
+                }
+                continue;
+            }
+            break Some(code);
+        };
+        match popped {
             Some(code) => {
                 if code.len() == 1 && others > 1 && code[0].bound == 0 {
                     let nh = code[0].next_hop;
@@ -515,9 +577,13 @@ impl CodingScheme for XorScheme {
             // the MAC ACK of the pseudo-broadcast says nothing about decoding.
             self.next_id += 1;
             let id = self.next_id;
-            self.timers
-                .set(cx, cx.now + self.p.ack_timeout, Timer::Retx(id));
-            self.pending.push(Pending { id, native: n });
+            let at = cx.now + self.ack_timers.timeout(n.next_hop);
+            self.timers.set(cx, at, Timer::Retx(id));
+            self.pending.push(Pending {
+                id,
+                native: n,
+                since: cx.now,
+            });
         }
     }
 
@@ -542,6 +608,9 @@ impl CodingScheme for XorScheme {
                 };
                 let q = self.pending.swap_remove(i);
                 if q.native.sends > self.p.max_retransmissions {
+                    self.drop_native(cx, q.native, DropReason::Scheme);
+                } else if self.futile(cx, &q.native) {
+                    self.counters.futile_drops += 1;
                     self.drop_native(cx, q.native, DropReason::Scheme);
                 } else {
                     self.counters.retransmissions += 1;
@@ -580,5 +649,264 @@ impl CodingScheme for XorScheme {
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
         out.extend(XorCounters::NAMES.into_iter().zip(self.counters.values()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coding::bench::Bench;
+    use crate::coding::SchemeOut;
+    use crate::engine::MILLIS;
+    use crate::net::L4;
+    use crate::scenario::BuildOptions;
+    use crate::transport::tcp::TcpHeader;
+
+    // The butterfly (Seferoglu & Markopoulou Fig. 8): sources 0 and 1, coding node 2,
+    // middle node 3, sinks 4 (flow 0, overhears source 1) and 5 (flow 1, overhears 0).
+    const MIDDLE: NodeId = 3;
+
+    fn seg(uid: u64, flow: u32, src: NodeId, dst: NodeId) -> Packet {
+        Packet {
+            uid,
+            flow,
+            src,
+            dst,
+            ttl: 32,
+            ip_bytes: 1040,
+            created: 0,
+            l4: L4::Tcp(TcpHeader::data(uid * 1000, 1000)),
+            payload: None,
+        }
+    }
+
+    fn bfly() -> XorScheme {
+        let p = XorParams {
+            two_hop: true,
+            ..XorParams::default()
+        };
+        XorScheme::new(p, Box::new(super::super::fifo::FifoQueue::new()), 0)
+    }
+
+    fn frame(h: XorHeader, packets: &[Packet]) -> Body {
+        Body {
+            intended: packets.iter().map(|_| MIDDLE).collect(),
+            packets: packets.iter().cloned().collect(),
+            padding: 0,
+            msdu_bytes: 1100,
+            header_bytes: h.bytes(),
+            coded_payload: None,
+            header: Some(Arc::new(h)),
+        }
+    }
+
+    fn rx(
+        b: &mut Bench,
+        s: &mut XorScheme,
+        now: Time,
+        from: NodeId,
+        body: &Body,
+        to_me: bool,
+    ) -> SchemeOut {
+        rx_at(b, s, MIDDLE, now, from, body, to_me)
+    }
+
+    fn rx_at(
+        b: &mut Bench,
+        s: &mut XorScheme,
+        node: NodeId,
+        now: Time,
+        from: NodeId,
+        body: &Body,
+        to_me: bool,
+    ) -> SchemeOut {
+        b.call(node, now, |cx| {
+            s.handle_rx(
+                cx,
+                Rx {
+                    tx: from,
+                    mac_rx: if to_me { node } else { BROADCAST },
+                    addressed: if to_me {
+                        Addressed::ToMe
+                    } else {
+                        Addressed::Broadcast
+                    },
+                    body,
+                },
+            )
+        })
+    }
+
+    /// The middle node gets XOR(p0, p1) from the coding node, forwards it, and the
+    /// frame leaves; sink 5 acknowledges p1. Returns the bench, the scheme and p0.
+    fn forwarded_xor() -> (Bench, XorScheme, Packet) {
+        let mut b = Bench::new("butterfly", &BuildOptions::new());
+        let mut s = bfly();
+        let (p0, p1) = (seg(10, 0, 0, 4), seg(11, 1, 1, 5));
+        let mut h = XorHeader::default();
+        h.next_hops.extend([MIDDLE, MIDDLE]);
+        h.decoders.extend([4, 5]);
+        let out = rx(
+            &mut b,
+            &mut s,
+            0,
+            2,
+            &frame(h, &[p0.clone(), p1.clone()]),
+            true,
+        );
+        assert_eq!(out.deliver.len(), 2, "both natives go on undecoded");
+        for (p, sink) in [(p0.clone(), 4), (p1.clone(), 5)] {
+            b.call(MIDDLE, 0, |cx| {
+                s.enqueue(
+                    cx,
+                    p,
+                    &[NextHop {
+                        node: sink,
+                        cost: 1.0,
+                    }],
+                )
+            });
+        }
+        let f = b.call(MIDDLE, MILLIS, |cx| {
+            let f = s.poll_transmit(cx).expect("the XOR goes out");
+            assert_eq!(f.body.packets.len(), 2);
+            s.handle_outcome(cx, f, TxOutcome::Delivered);
+        });
+        assert_eq!(f.handed_over, 0, "handed over only when the sinks ack");
+        let mut h = XorHeader::default();
+        h.acks.push((MIDDLE, p1.uid));
+        rx(&mut b, &mut s, 10 * MILLIS, 5, &frame(h, &[]), false);
+        (b, s, p0)
+    }
+
+    #[test]
+    fn an_xor_its_sink_cannot_decode_is_not_resent() {
+        // Sink 4's complete report after the XOR went by does not list p1: it never
+        // overheard p1, so the same XOR again could not decode there.
+        let (mut b, mut s, p0) = forwarded_xor();
+        let h = XorHeader {
+            reports_complete_at: Some(15 * MILLIS),
+            ..XorHeader::default()
+        };
+        rx(&mut b, &mut s, 20 * MILLIS, 4, &frame(h, &[]), false);
+        let out = b.call(MIDDLE, 300 * MILLIS, |cx| s.handle_timeout(cx));
+        assert_eq!(s.counters.futile_drops, 1);
+        assert_eq!(s.counters.retransmissions, 0);
+        assert_eq!(out.drops.len(), 1);
+        assert_eq!(out.drops[0].0.uid, p0.uid);
+        assert_eq!(s.queue.packets(), 0, "nothing goes back to the queue");
+    }
+
+    #[test]
+    fn an_xor_whose_sink_may_hold_the_side_packet_is_resent_with_its_padding() {
+        // Without a report the sink may have overheard p1 and lost the XOR itself.
+        let (mut b, mut s, p0) = forwarded_xor();
+        b.call(MIDDLE, 300 * MILLIS, |cx| s.handle_timeout(cx));
+        assert_eq!(s.counters.futile_drops, 0);
+        assert_eq!(s.counters.retransmissions, 1);
+        let f = b.call(MIDDLE, 301 * MILLIS, |cx| {
+            let f = s.poll_transmit(cx).expect("the resend");
+            let uids: Vec<u64> = f.body.packets.iter().map(|p| p.uid).collect();
+            assert_eq!(uids, [p0.uid, 11], "the same XOR: p1 rides as padding");
+        });
+        assert!(f.drops.is_empty());
+    }
+
+    #[test]
+    fn a_native_that_fails_to_decode_again_counts_once() {
+        // Node 3 is the next hop of a one-hop code whose other native it never held.
+        let mut b = Bench::new("butterfly", &BuildOptions::new());
+        let mut s = bfly();
+        let (mine, other) = (seg(20, 0, 0, 4), seg(21, 1, 1, 5));
+        let mut h = XorHeader::default();
+        h.next_hops.extend([MIDDLE, 9]);
+        for t in 0..3 {
+            let body = frame(h.clone(), &[mine.clone(), other.clone()]);
+            rx(&mut b, &mut s, t * MILLIS, 2, &body, true);
+        }
+        assert_eq!(s.counters.decode_failures, 1);
+    }
+
+    #[test]
+    fn a_code_of_data_and_an_ack_is_unicast_to_the_datas_next_hop() {
+        // Alice-and-Bob: A = 0, relay 1, B = 2. The relay holds B's TCP ACK (for A)
+        // at the head and A's data segment (for B) behind it.
+        let mut b = Bench::new("alice-bob", &BuildOptions::new());
+        let mut s = XorScheme::new(
+            XorParams::default(),
+            Box::new(super::super::fifo::FifoQueue::new()),
+            0,
+        );
+        let ack = Packet {
+            l4: L4::Tcp(TcpHeader::data(0, 0)),
+            ip_bytes: 40,
+            ..seg(1, 1, 2, 0)
+        };
+        let data = seg(2, 0, 0, 2);
+        for (p, from, to) in [(ack, 2, 0), (data, 0, 2)] {
+            rx_at(
+                &mut b,
+                &mut s,
+                1,
+                0,
+                from,
+                &Body::native(p.clone(), 1),
+                true,
+            );
+            b.call(1, 0, |cx| {
+                s.enqueue(
+                    cx,
+                    p,
+                    &[NextHop {
+                        node: to,
+                        cost: 1.0,
+                    }],
+                )
+            });
+        }
+        b.call(1, MILLIS, |cx| {
+            let f = s.poll_transmit(cx).expect("a frame");
+            let uids: Vec<u64> = f.body.packets.iter().map(|p| p.uid).collect();
+            assert_eq!(uids, [1, 2], "the ACK is the head");
+            assert_eq!(f.mac_rx, 2, "the data segment's next hop gets the MAC ACK");
+        });
+    }
+
+    #[test]
+    fn a_two_hop_code_that_outlived_the_sinks_pools_is_dropped_not_sent() {
+        let mut b = Bench::new("butterfly", &BuildOptions::new());
+        let mut s = bfly();
+        let (p0, p1) = (seg(10, 0, 0, 4), seg(11, 1, 1, 5));
+        let mut h = XorHeader::default();
+        h.next_hops.extend([MIDDLE, MIDDLE]);
+        h.decoders.extend([4, 5]);
+        rx(
+            &mut b,
+            &mut s,
+            0,
+            2,
+            &frame(h, &[p0.clone(), p1.clone()]),
+            true,
+        );
+        for (p, sink) in [(p0, 4), (p1, 5)] {
+            b.call(MIDDLE, 0, |cx| {
+                s.enqueue(
+                    cx,
+                    p,
+                    &[NextHop {
+                        node: sink,
+                        cost: 1.0,
+                    }],
+                )
+            });
+        }
+        // Pools keep packets 0.5 s; this one waited 0.46 s here alone (0.9 x 0.5 s,
+        // the margin the coding decision keeps).
+        let out = b.call(MIDDLE, 460 * MILLIS, |cx| {
+            assert!(s.poll_transmit(cx).is_none())
+        });
+        assert_eq!(s.counters.futile_drops, 2);
+        assert_eq!(out.drops.len(), 2);
+        assert_eq!(s.queue.packets(), 0);
     }
 }

@@ -24,14 +24,26 @@ pub struct RttEstimator {
 impl RttEstimator {
     /// An estimator without samples (RTO = the configured initial RTO).
     pub fn new(cfg: &TcpConfig) -> Self {
+        Self::with_bounds(
+            cfg.initial_rto,
+            cfg.min_rto,
+            cfg.max_rto,
+            cfg.clock_granularity,
+        )
+    }
+
+    /// An estimator with its own bounds (also used for timers other than TCP's, e.g.
+    /// COPE's per-neighbour ack timeout): RTO `initial` until the first sample, then
+    /// SRTT + max(`granularity`, 4 RTTVAR) within [`min`, `max`].
+    pub fn with_bounds(initial: Time, min: Time, max: Time, granularity: Time) -> Self {
         RttEstimator {
             srtt: None,
             rttvar: 0,
             // RFC 6298 (2.1): before any measurement the RTO is the configured initial value.
-            rto: cfg.initial_rto.min(cfg.max_rto),
-            min_rto: cfg.min_rto,
-            max_rto: cfg.max_rto,
-            granularity: cfg.clock_granularity,
+            rto: initial.min(max),
+            min_rto: min,
+            max_rto: max,
+            granularity,
             backoffs: 0,
         }
     }

@@ -1,0 +1,151 @@
+//! COPE's recovery timers on the scale of the link they guard.
+//!
+//! Katti et al. §3.5 retransmit a coded native whose asynchronous ack does not come in
+//! time, and hold reordered TCP segments at the destination until the gap fills. Both
+//! waits are for one link's repair, not for TCP's round trip: a fixed 0.2 s timeout
+//! (TCP's delayed-ACK scale) turns every undecoded native into a hole TCP reads as loss.
+//! So each is estimated from what the node measures, with RFC 6298's estimator
+//! (SRTT + 4 RTTVAR), between a floor and the fixed value (which is also the value
+//! before the first sample and the `"fixed"` option):
+//! - the ack timeout per neighbour, from the time between the MAC's end of a coded frame
+//!   and the neighbour's ack of a native in it (Karn's rule: natives sent once only);
+//! - the ordering agent's hold per flow, from the time a gap took to fill (the
+//!   upstream's ack timeout plus its resend: the hold follows the ack timer it waits on).
+//!
+//! Chosen values (floor, no back-off) are in docs/assumptions.md.
+
+use crate::engine::Time;
+use crate::net::NodeId;
+use crate::transport::tcp::RttEstimator;
+
+/// How a recovery wait is set (`scheme.xor.ack_timer`, `scheme.xor.ordering_hold`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Timing {
+    /// Always the configured value.
+    Fixed,
+    /// Estimated from samples, within [floor, configured value].
+    Adaptive,
+}
+
+/// One recovery wait: fixed, or an RFC 6298 estimate of the samples fed to it.
+#[derive(Debug, Clone)]
+pub struct Wait {
+    timing: Timing,
+    fixed: Time,
+    est: RttEstimator,
+}
+
+impl Wait {
+    /// A wait of `fixed` (also the ceiling and the value before any sample), floored at
+    /// `floor` when adaptive.
+    pub fn new(timing: Timing, fixed: Time, floor: Time) -> Wait {
+        Wait {
+            timing,
+            fixed,
+            est: RttEstimator::with_bounds(fixed, floor.min(fixed), fixed, 0),
+        }
+    }
+
+    /// How long to wait now.
+    pub fn get(&self) -> Time {
+        match self.timing {
+            Timing::Fixed => self.fixed,
+            Timing::Adaptive => self.est.rto(),
+        }
+    }
+
+    /// One measured latency of what the wait is for.
+    pub fn sample(&mut self, latency: Time) {
+        self.est.on_sample(latency);
+    }
+}
+
+/// The ack timeouts of one node's coded natives, one per neighbour (next hop).
+#[derive(Debug, Clone)]
+pub struct AckTimers {
+    template: Wait,
+    per_neighbour: Vec<(NodeId, Wait)>,
+}
+
+impl AckTimers {
+    /// Timers that start at `fixed` (see [`Wait::new`]).
+    pub fn new(timing: Timing, fixed: Time, floor: Time) -> AckTimers {
+        AckTimers {
+            template: Wait::new(timing, fixed, floor),
+            per_neighbour: Vec::new(),
+        }
+    }
+
+    /// The ack timeout for a native sent to `nb`.
+    pub fn timeout(&self, nb: NodeId) -> Time {
+        self.per_neighbour
+            .iter()
+            .find(|(n, _)| *n == nb)
+            .map_or(&self.template, |(_, w)| w)
+            .get()
+    }
+
+    /// `nb` acked a native `latency` after its frame left the MAC.
+    pub fn sample(&mut self, nb: NodeId, latency: Time) {
+        let i = match self.per_neighbour.iter().position(|(n, _)| *n == nb) {
+            Some(i) => i,
+            None => {
+                self.per_neighbour.push((nb, self.template.clone()));
+                self.per_neighbour.len() - 1
+            }
+        };
+        self.per_neighbour[i].1.sample(latency);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::MILLIS;
+
+    #[test]
+    fn the_ack_timeout_converges_to_a_links_ack_latency() {
+        let mut t = AckTimers::new(Timing::Adaptive, 200 * MILLIS, 5 * MILLIS);
+        assert_eq!(t.timeout(1), 200 * MILLIS, "the fixed value before samples");
+        // Neighbour 1 acks after 8-12 ms (its acks wait up to 10 ms for a frame).
+        for i in 0..200u64 {
+            t.sample(1, (8 + (i % 5)) * MILLIS);
+        }
+        let rto = t.timeout(1);
+        assert!(
+            (10 * MILLIS..=18 * MILLIS).contains(&rto),
+            "SRTT ~ 10 ms plus 4 RTTVAR ~ 1.2 ms each: {rto}"
+        );
+        // Another neighbour's timer is its own.
+        assert_eq!(t.timeout(2), 200 * MILLIS);
+        for _ in 0..100 {
+            t.sample(2, 40 * MILLIS);
+        }
+        assert!((40 * MILLIS..=41 * MILLIS).contains(&t.timeout(2)));
+        assert_eq!(t.timeout(1), rto);
+    }
+
+    #[test]
+    fn the_floor_and_the_fixed_ceiling_bound_the_estimate() {
+        let mut t = AckTimers::new(Timing::Adaptive, 200 * MILLIS, 20 * MILLIS);
+        for _ in 0..50 {
+            t.sample(1, MILLIS);
+        }
+        assert_eq!(t.timeout(1), 20 * MILLIS, "floor");
+        for _ in 0..50 {
+            t.sample(1, 900 * MILLIS);
+        }
+        assert_eq!(t.timeout(1), 200 * MILLIS, "ceiling");
+    }
+
+    #[test]
+    fn fixed_timing_ignores_samples() {
+        let mut t = AckTimers::new(Timing::Fixed, 200 * MILLIS, 20 * MILLIS);
+        for _ in 0..50 {
+            t.sample(1, 10 * MILLIS);
+        }
+        assert_eq!(t.timeout(1), 200 * MILLIS);
+    }
+}
