@@ -141,6 +141,13 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
         base["set"]["scheme.xor.two_hop"] = True
         parts[f"butterfly-{kind}-two-hop"] = {"name": f"{NAME}-butterfly-{kind}-two-hop", "base": base,
                                              "grid": {key: values, "scheme.name": ["ncaqm"]}, "seeds": seeds}
+    # Fig. 7's cause, measured: X vs capacity with COPE's fixed recovery timers (0.2 s ack timeout, 0.25 s
+    # ordering hold) beside the adaptive ones of the x-capacity part (noNC comes from there, same seeds).
+    base = _base(*TOPO_OPTIONS["x"], size["duration"])
+    base["set"].update({"scheme.xor.ack_timer": "fixed", "scheme.xor.ordering_hold": "fixed"})
+    parts["x-capacity-fixed-timers"] = {"name": f"{NAME}-x-capacity-fixed-timers", "base": base,
+                                        "grid": {"mac.data_rate_mbps": CAPACITIES, "scheme.name": ["cope", "ncaqm"]},
+                                        "seeds": seeds}
     parts["wheel"] = {"name": f"{NAME}-wheel", "base": _base("wheel", {}, size["duration"]),
                       "grid": {"flows": WHEEL_FLOWS, "scheme.name": SCHEMES}, "seeds": seeds}
     return parts
@@ -168,13 +175,16 @@ GRID_NUM_SEEDS = tuple(range(1, 21))     # ncmesh.num.table1's grid seeds (its d
 def analyze(results: dict, quick: bool = False) -> Analysis:
     num = _num_results()
     parts = Analysis.join([_chosen(quick), _table1(results, num), _buffer_and_capacity(results), _wheel(results),
-                           _butterfly(results, num), _appendix_a(num), _counters(results)])
+                           _butterfly(results, num), _appendix_a(num), _counters(results),
+                           _timers(results)])
     return Analysis.join([parts, claims_part(_claims(parts.summary), CLAIMS_NOTE), _notes(quick),
                           _highlights(parts.summary)],
                          scenario_note="Parts: <topology>-buffer (scheme × buffer: Table I, Figs. 4, 5), "
                                        "<topology>-capacity (scheme × capacity: Fig. 7), wheel (Fig. 6), "
                                        "butterfly-<buffer|capacity> (noNC, COPE, NCAQM one-hop, BFLY) and "
-                                       "butterfly-<buffer|capacity>-two-hop (NCAQM over two-hop coding): Fig. 9.")
+                                       "butterfly-<buffer|capacity>-two-hop (NCAQM over two-hop coding): Fig. 9; "
+                                       "x-capacity-fixed-timers (COPE and NCAQM on X with fixed recovery timers × "
+                                       "capacity: what Fig. 7's fall with capacity comes from).")
 
 
 def _num_results() -> dict:
@@ -468,6 +478,38 @@ def _counters(results: dict) -> Analysis:
     return Analysis(summary={"coding_counters": counters.to_dict("records")}, tables=[TableOut(
         "coding_counters", f"Coding counters (sum over nodes, mean over seeds; buffer {BUFFER_PACKETS}, "
                            f"{CAPACITY_MBPS:g} Mbit/s)", counters)])
+
+
+def _timers(results: dict) -> Analysis:
+    """Fig. 7's cause on X: COPE's and NCAQM's improvement over noNC per capacity with adaptive recovery timers
+    (the x-capacity part) and with the fixed 0.2 s / 0.25 s ones, beside the counters that cost airtime."""
+    import pandas as pd
+
+    key = "mac.data_rate_mbps"
+    none = _totals(results, "x-capacity", key)
+    none = none[none["scheme"] == "none"]
+    rows, store = [], {}
+    for timers, part in (("adaptive", "x-capacity"), ("fixed", "x-capacity-fixed-timers")):
+        df = _totals(results, part, key)
+        imp = improvements(pd.concat([none, df[df["scheme"] != "none"]]), [key], "scheme", "none")
+        c = per_run_counters(results[part], [key, "scheme.name"])
+        for (cap, scheme), g in imp.groupby([key, "scheme"]):
+            m, ci, n = mean_ci(g["improvement_pct"])
+            cc = c[(c[key] == cap) & (c["scheme.name"] == scheme)]
+            tx = cc["native_tx"] + cc["coded_tx"] + cc["control_tx"]
+            r = {"capacity_mbps": cap, "scheme": LABELS[scheme], "timers": timers,
+                 "improvement": fmt_ci(m, ci, 1, "%"),
+                 "coding_retransmissions": round(float(cc["coding_retransmissions"].mean()), 1),
+                 "decode_failures": round(float(cc["decode_failures"].mean()), 1),
+                 "control_share_pct": round(float((cc["control_tx"] / tx).mean() * 100.0), 1)}
+            rows.append(r)
+            store.setdefault(timers, {}).setdefault(scheme, {})[f"{cap:g}"] = {
+                "improvement_pct": m, "ci95": ci, "n": n, **{k: r[k] for k in (
+                    "coding_retransmissions", "decode_failures", "control_share_pct")}}
+    table = pd.DataFrame(rows).sort_values(["scheme", "capacity_mbps", "timers"])
+    return Analysis(summary={"fig7_timers": store}, tables=[TableOut(
+        "fig7_timers", "Fig. 7's cause on X: improvement over noNC with adaptive and fixed recovery timers "
+                       "(control_share_pct = control frames / all XOR-layer frames)", table)])
 
 
 def _claims(summary: dict) -> list[Claim]:
