@@ -21,7 +21,7 @@ def test_registered_with_parts():
     assert available()["cope-tcp"] is cope_tcp
     for quick in (True, False):
         parts = cope_tcp.sweeps(quick)
-        assert set(parts) == {"chain", "x1", "x2"}
+        assert set(parts) == {"chain", "x1", "x1_200", "x2"}
         for spec in parts.values():
             assert load_sweep(spec).runs()
     assert cope_tcp.FULL["seeds"] >= 10
@@ -45,6 +45,16 @@ def test_x2_scenario():
     assert all(f["rx_bytes"] > 0 for f in res["flows"])
 
 
+def test_x1_200_is_x1_at_the_chains_spacing():
+    """X-I's arm length is the paper's silence: the x1_200 part runs it at 200 m beside 150 m."""
+    def rim(part):
+        scn = load_sweep(cope_tcp.sweeps(True)[part]).runs()[0].scenario
+        return max(abs(n["x"]) + abs(n["y"]) for n in scn["nodes"])
+
+    assert rim("x1") == pytest.approx(cope_tcp.X1_SPACING_M)
+    assert rim("x1_200") == pytest.approx(cope_tcp.SPACING_M) == pytest.approx(200.0)
+
+
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     from conftest import reproduce_quick
@@ -59,7 +69,8 @@ def test_quick_summary_and_tables(quick_run):
     assert s["seeds"] == cope_tcp.QUICK["seeds"]
     assert set(s["fig3_chain"]) == {"newreno", "few", "ap"}
     assert set(s["fig3_chain"]["ap"]["cope"]) == {str(h) for h in cope_tcp.CHAIN_HOPS}
-    for key in ("x1.newreno", "x1.few", "x1.ap", "x2.newreno", "x2.few", "x2.ap"):
+    for key in ("x1.newreno", "x1.few", "x1.ap", "x1_200.newreno", "x1_200.few", "x1_200.ap", "x2.newreno", "x2.few",
+                "x2.ap"):
         assert set(s["x_cope_gain_pct"][key]) == {"cope_gain_pct", "ci95", "n"}
     assert {v: e["paper_pct"] for v, e in s["fig8_encode_once_gain_pct"].items()} == {"newreno": 5, "few": 4, "ap": 2}
     assert s["fig9_nc_aware_gain_pct"]["paper_pct"] == 12

@@ -79,6 +79,14 @@ def test_quick_summary_and_tables(quick_run):
     assert all(isinstance(c["holds"], bool) for c in s["claims"]) and len(s["claims"]) >= 10
     assert_conclusions_under_claims(s["claims"], p.stdout)
     assert set(s["fig6_wheel"]["ncaqm"]) == {"2", "4", "6", "8"}
+    # Fig. 7's cause: the same X runs with adaptive and with fixed recovery timers, per capacity.
+    t7 = s["fig7_timers"]
+    assert set(t7) == {"adaptive", "fixed"}
+    for timers in t7.values():
+        assert set(timers) == {"cope", "ncaqm"}
+        for scheme in timers.values():
+            assert set(scheme) == {f"{c:g}" for c in ncaqm.CAPACITIES}
+            assert all(0 < e["control_share_pct"] < 100 for e in scheme.values())
     for kind in ("alice-bob", "x", "butterfly"):
         assert s["appendix_a"][kind]["relative_error"] < 0.01
     assert s["chosen"]["buffer_packets"] == ncaqm.BUFFER_PACKETS
