@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..analysis.stats import mean_ci
 
 COUNTERS = ("native_tx", "coded_tx", "coded_packets", "decode_failures", "coding_missed",
-            "coding_retransmissions", "control_tx")
+            "coding_retransmissions", "control_tx", "futile_drops")
 
 
 def per_run_total(results, keys: list[str]):

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 /// scheme of every node's interface queue, the end-to-end coder above it, and one table
 /// per coding family. With a scheme, per-node results gain its family's counters
 /// (`native_tx`, `coded_tx`, `coded_packets`, `decode_failures`, `coding_missed`,
-/// `coding_retransmissions`, `control_tx` for the XOR family; 0 without a scheme). Fields
+/// `coding_retransmissions`, `control_tx`, `futile_drops` for the XOR family; 0 without a scheme). Fields
 /// of earlier versions (`scheme.two_hop`, `scheme.encode_once`, ...) are refused with
 /// where they moved (`scheme.xor.*`, `scheme.ncaqm.*`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -119,9 +119,9 @@ fn overtakes(q: &VecDeque<Entry>, k: usize, j: usize) -> bool {
 
 /// The head's code, re-checked with what the node knows now (Seferoglu & Markopoulou
 /// §V-A2: the head is checked for coding again before it leaves). NCAQM coded it at
-/// enqueue, on guesses; reports since may show a next hop cannot decode. Keeps the
-/// largest decodable prefix-first subset; the rest go back to the head as natives, in
-/// their order. Codes bound for two hops leave as they are.
+/// enqueue, on guesses; reports since may show a next hop cannot decode. Keeps a
+/// decodable subset, chosen greedily head first; the rest go back to the head as
+/// natives, in their order. Codes bound for two hops leave as they are.
 fn recheck_head(cx: &QueueCx, code: &mut Code) -> Code {
     let still = {
         let members: SmallVec<[&Native; 8]> = code.iter().collect();

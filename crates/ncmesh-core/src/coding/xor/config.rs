@@ -87,6 +87,13 @@ impl XorCfg {
         positive(&f("report_interval_s"), self.report_interval_s, "seconds")?;
         positive(&f("ack_timeout_s"), self.ack_timeout_s, "seconds")?;
         positive(&f("timer_floor_s"), self.timer_floor_s, "seconds")?;
+        if self.timer_floor_s > self.ack_timeout_s {
+            return Err(not_allowed(
+                &f("timer_floor_s"),
+                toml_float(self.timer_floor_s),
+                &format!("at most ack_timeout_s ({})", toml_float(self.ack_timeout_s)),
+            ));
+        }
         non_negative(
             &f("ordering_timeout_s"),
             self.ordering_timeout_s,
@@ -156,4 +163,26 @@ fn timing(t: Timing) -> String {
         Timing::Adaptive => "\"adaptive\"",
     }
     .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_timer_floor_must_not_exceed_the_ack_timeout() {
+        let bad = XorCfg {
+            timer_floor_s: 0.3,
+            ..XorCfg::default()
+        };
+        let e = bad.validate("scheme.xor").unwrap_err().to_string();
+        assert!(
+            e.contains("scheme.xor.timer_floor_s")
+                && e.contains("0.3")
+                && e.contains("ack_timeout_s"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'));
+        assert!(XorCfg::default().validate("scheme.xor").is_ok());
+    }
 }

@@ -33,6 +33,8 @@ pub struct Native {
     pub was_coded: bool,
     /// When it entered this node's queue.
     pub enqueued: Time,
+    /// When its last coded frame left the MAC (its ack latency is measured from there).
+    pub sent_at: Time,
     /// The hop after the next one (two-hop coding only; None at the last hop).
     pub then: Option<NodeId>,
     /// Non-zero: this node received the packet inside a two-hop code and holds only
@@ -60,6 +62,7 @@ impl Native {
             sends: 0,
             was_coded: false,
             enqueued: now,
+            sent_at: now,
             then: None,
             bound: 0,
         }

@@ -85,6 +85,15 @@ impl Groups {
             .collect()
     }
 
+    /// The other members of `n`'s group (none if `n` is not bound).
+    pub fn others<'a>(&'a self, n: &'a Native) -> impl Iterator<Item = &'a Native> + 'a {
+        self.groups
+            .iter()
+            .filter(move |g| n.bound != 0 && g.id == n.bound)
+            .flat_map(|g| g.copies.iter())
+            .filter(move |c| c.pkt.uid != n.pkt.uid)
+    }
+
     /// A bound member was acknowledged or dropped.
     pub fn resolve(&mut self, bound: u64) {
         if bound == 0 {

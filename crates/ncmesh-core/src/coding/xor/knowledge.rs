@@ -3,6 +3,7 @@
 
 use super::entry::{Knowledge, Native};
 use super::pool::{nb_key, ExpiringSet};
+use super::XorParams;
 use crate::coding::link_delivery;
 use crate::engine::Time;
 use crate::net::NodeId;
@@ -29,7 +30,30 @@ pub struct View<'a> {
     pub horizon: &'a [(NodeId, Time)],
 }
 
-impl View<'_> {
+impl<'a> View<'a> {
+    /// The view of a node with parameters `p`, what its neighbours `reported` and
+    /// their report `horizon`s, at `now`.
+    pub fn of(
+        p: &XorParams,
+        reported: &'a ExpiringSet,
+        horizon: &'a [(NodeId, Time)],
+        now: Time,
+        me: NodeId,
+        channel: &'a Channel,
+        loss: &'a LossModel,
+    ) -> View<'a> {
+        View {
+            now,
+            me,
+            reported,
+            channel,
+            loss,
+            guess: p.guess,
+            pool_time: p.pool_time,
+            horizon,
+        }
+    }
+
     fn horizon(&self, nb: NodeId) -> Option<Time> {
         self.horizon.iter().find(|(n, _)| *n == nb).map(|&(_, t)| t)
     }
@@ -74,6 +98,10 @@ impl Knowledge for View<'_> {
     }
 
     fn knows_missing(&self, nb: NodeId, n: &Native) -> bool {
-        !self.known_held(nb, n) && (self.forgotten(n) || self.reported_without(nb, n))
+        // Without the margin `forgotten` keeps for a guess: `nb` overheard `n` before
+        // it reached this node, so a wait here of a whole pool lifetime outlived it.
+        !self.known_held(nb, n)
+            && (self.now.saturating_sub(n.enqueued) >= self.pool_time
+                || self.reported_without(nb, n))
     }
 }

@@ -137,7 +137,9 @@ impl Ordering {
     pub fn expire(&mut self, now: Time, out: &mut Vec<Packet>) -> Option<Time> {
         for f in &mut self.flows {
             while f.deadline().is_some_and(|d| d <= now) {
-                // The first gap is given up: TCP will see it as a loss.
+                // The first gap is given up: TCP will see it as a loss. The next gap may
+                // be a repair that takes longer: hold longer until one fills in time.
+                f.hold.back_off();
                 let first = span(&f.held[0].pkt).expect("TCP data").0;
                 f.next = f.next.max(first);
                 f.release_in_order(out);

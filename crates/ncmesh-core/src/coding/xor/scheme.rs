@@ -2,7 +2,7 @@
 //! and BFLY (they differ in the output queue and in flags).
 
 use super::announce::Announcements;
-use super::entry::Native;
+use super::entry::{Knowledge, Native};
 use super::groups::Groups;
 use super::header::XorHeader;
 use super::knowledge::View;
@@ -47,8 +47,6 @@ const EARLY_ACK_MEMORY: usize = 64;
 struct Pending {
     id: u64,
     native: Native,
-    /// When its frame left the MAC (the ack latency is measured from here).
-    since: Time,
 }
 
 /// The XOR family's scheme (COPE and its variants: Encode Once, NCAQM, BFLY): packet
@@ -122,16 +120,22 @@ impl XorScheme {
     /// Would resending `n` be futile? For a native of a forwarded two-hop code the
     /// resend is the same XOR (this node cannot decode it); if `n`'s decoder is known
     /// to miss another member, it could not decode it again.
-    fn futile(&mut self, cx: &mut SchemeCx, n: &Native) -> bool {
+    fn futile(&self, cx: &SchemeCx, n: &Native) -> bool {
         if n.bound == 0 {
             return false;
         }
-        let others = self.groups.padding(std::slice::from_ref(n));
-        self.with_queue(cx, |_, qcx| {
-            others
-                .iter()
-                .any(|o| qcx.knowledge.knows_missing(n.next_hop, o))
-        })
+        let view = View::of(
+            &self.p,
+            &self.reported,
+            &self.horizon,
+            cx.now,
+            cx.node,
+            cx.channel,
+            cx.loss,
+        );
+        self.groups
+            .others(n)
+            .any(|o| view.knows_missing(n.next_hop, o))
     }
 
     /// Runs `f` with the queue and a queue context built from the node's view.
@@ -140,16 +144,15 @@ impl XorScheme {
         cx: &mut SchemeCx,
         f: impl FnOnce(&mut dyn OutputQueue, &mut QueueCx) -> R,
     ) -> R {
-        let view = View {
-            now: cx.now,
-            me: cx.node,
-            reported: &self.reported,
-            channel: cx.channel,
-            loss: cx.loss,
-            guess: self.p.guess,
-            pool_time: self.p.pool_time,
-            horizon: &self.horizon,
-        };
+        let view = View::of(
+            &self.p,
+            &self.reported,
+            &self.horizon,
+            cx.now,
+            cx.node,
+            cx.channel,
+            cx.loss,
+        );
         let mut qcx = QueueCx {
             now: cx.now,
             rng: cx.rng,
@@ -199,12 +202,15 @@ impl XorScheme {
         let mut h = XorHeader::default();
         let mut packets: SmallVec<[Packet; 1]> = SmallVec::new();
         let mut intended: SmallVec<[NodeId; 4]> = SmallVec::new();
-        // Each packet's next hop, in frame order.
+        // Each native's next hop, in frame order (padding, already acknowledged, aside).
         let mut intended_of: SmallVec<[NodeId; 4]> = SmallVec::new();
         self.in_flight.clear();
         let mut longest = 0;
         for mut n in code {
             n.sends = n.sends.saturating_add(1);
+            if n.sends > 1 {
+                self.counters.retransmissions += 1;
+            }
             n.was_coded |= coded;
             if coded {
                 h.next_hops.push(n.next_hop);
@@ -230,7 +236,6 @@ impl XorScheme {
             h.next_hops.push(c.next_hop);
             h.padding.push(c.pkt.uid);
             intended.push(c.next_hop);
-            intended_of.push(c.next_hop);
             longest = longest.max(c.pkt.ip_bytes);
             packets.push(c.pkt);
         }
@@ -330,16 +335,9 @@ impl XorScheme {
             self.timers.cancel(Timer::Retx(q.id));
             if q.native.sends == 1 {
                 // Karn's rule: only a native sent once tells which send was acked.
-                self.ack_timers.sample(from, cx.now - q.since);
+                self.ack_timers.sample(from, cx.now - q.native.sent_at);
             }
             self.groups.resolve(q.native.bound);
-            cx.handed_over(1);
-        } else if let Some(n) = self.with_queue(cx, |queue, _| {
-            // The ack came after the timeout had put the native back in the queue: it
-            // need not go again (COPE §3.5 retransmits only what was not acknowledged).
-            queue.take_native(&mut |n| n.pkt.uid == uid && n.next_hop == from && n.sends > 0)
-        }) {
-            self.groups.resolve(n.bound);
             cx.handed_over(1);
         } else if self
             .in_flight
@@ -351,6 +349,17 @@ impl XorScheme {
                 self.early_acks.pop_front();
             }
             self.early_acks.push_back((uid, from));
+        } else if let Some(n) = self.with_queue(cx, |queue, _| {
+            // The ack came after the timeout had put the native back in the queue: it
+            // need not go again (COPE §3.5 retransmits only what was not acknowledged).
+            queue.take_native(&mut |n| n.pkt.uid == uid && n.next_hop == from && n.sends > 0)
+        }) {
+            if n.sends == 1 {
+                // A late ack of the only send: the timeout was too short.
+                self.ack_timers.sample(from, cx.now - n.sent_at);
+            }
+            self.groups.resolve(n.bound);
+            cx.handed_over(1);
         }
     }
 
@@ -579,11 +588,8 @@ impl CodingScheme for XorScheme {
             let id = self.next_id;
             let at = cx.now + self.ack_timers.timeout(n.next_hop);
             self.timers.set(cx, at, Timer::Retx(id));
-            self.pending.push(Pending {
-                id,
-                native: n,
-                since: cx.now,
-            });
+            n.sent_at = cx.now;
+            self.pending.push(Pending { id, native: n });
         }
     }
 
@@ -607,13 +613,13 @@ impl CodingScheme for XorScheme {
                     return;
                 };
                 let q = self.pending.swap_remove(i);
+                self.ack_timers.back_off(q.native.next_hop);
                 if q.native.sends > self.p.max_retransmissions {
                     self.drop_native(cx, q.native, DropReason::Scheme);
                 } else if self.futile(cx, &q.native) {
                     self.counters.futile_drops += 1;
                     self.drop_native(cx, q.native, DropReason::Scheme);
                 } else {
-                    self.counters.retransmissions += 1;
                     self.with_queue(cx, |queue, qcx| queue.push_front(qcx, q.native));
                 }
             }
@@ -803,13 +809,14 @@ mod tests {
         let (mut b, mut s, p0) = forwarded_xor();
         b.call(MIDDLE, 300 * MILLIS, |cx| s.handle_timeout(cx));
         assert_eq!(s.counters.futile_drops, 0);
-        assert_eq!(s.counters.retransmissions, 1);
+        assert_eq!(s.counters.retransmissions, 0, "counted when it is sent");
         let f = b.call(MIDDLE, 301 * MILLIS, |cx| {
             let f = s.poll_transmit(cx).expect("the resend");
             let uids: Vec<u64> = f.body.packets.iter().map(|p| p.uid).collect();
             assert_eq!(uids, [p0.uid, 11], "the same XOR: p1 rides as padding");
         });
         assert!(f.drops.is_empty());
+        assert_eq!(s.counters.retransmissions, 1);
     }
 
     #[test]
@@ -874,39 +881,127 @@ mod tests {
 
     #[test]
     fn a_two_hop_code_that_outlived_the_sinks_pools_is_dropped_not_sent() {
-        let mut b = Bench::new("butterfly", &BuildOptions::new());
-        let mut s = bfly();
-        let (p0, p1) = (seg(10, 0, 0, 4), seg(11, 1, 1, 5));
-        let mut h = XorHeader::default();
-        h.next_hops.extend([MIDDLE, MIDDLE]);
-        h.decoders.extend([4, 5]);
-        rx(
-            &mut b,
-            &mut s,
+        // The middle node holds XOR(p0, p1) from t = 0 and gets to send it at `at`.
+        let send_at = |at: Time| {
+            let mut b = Bench::new("butterfly", &BuildOptions::new());
+            let mut s = bfly();
+            let (p0, p1) = (seg(10, 0, 0, 4), seg(11, 1, 1, 5));
+            let mut h = XorHeader::default();
+            h.next_hops.extend([MIDDLE, MIDDLE]);
+            h.decoders.extend([4, 5]);
+            rx(
+                &mut b,
+                &mut s,
+                0,
+                2,
+                &frame(h, &[p0.clone(), p1.clone()]),
+                true,
+            );
+            for (p, sink) in [(p0, 4), (p1, 5)] {
+                let hop = [NextHop {
+                    node: sink,
+                    cost: 1.0,
+                }];
+                b.call(MIDDLE, 0, |cx| s.enqueue(cx, p, &hop));
+            }
+            let mut sent = false;
+            let out = b.call(MIDDLE, at, |cx| sent = s.poll_transmit(cx).is_some());
+            (
+                sent,
+                s.counters.futile_drops,
+                out.drops.len(),
+                s.queue.packets(),
+            )
+        };
+        // Pools keep packets 0.5 s, and the sinks overheard the partners before the
+        // XOR reached the middle node: after 0.49 s here it may still decode, after
+        // 0.5 s it cannot.
+        assert_eq!(send_at(490 * MILLIS), (true, 0, 0, 0));
+        assert_eq!(send_at(500 * MILLIS), (false, 2, 2, 0));
+    }
+
+    #[test]
+    fn the_ack_timer_learns_each_neighbours_latency_and_a_late_ack_stops_the_resend() {
+        // Alice-and-Bob's relay (1) codes A's and B's segments again and again; both
+        // ends ack 4 ms after the frame. Then one ack comes late: after the timeout
+        // put the native back in the queue, before it went out again.
+        let mut b = Bench::new("alice-bob", &BuildOptions::new());
+        let mut s = XorScheme::new(
+            XorParams::default(),
+            Box::new(super::super::fifo::FifoQueue::new()),
             0,
-            2,
-            &frame(h, &[p0.clone(), p1.clone()]),
-            true,
         );
-        for (p, sink) in [(p0, 4), (p1, 5)] {
-            b.call(MIDDLE, 0, |cx| {
-                s.enqueue(
-                    cx,
-                    p,
-                    &[NextHop {
-                        node: sink,
-                        cost: 1.0,
-                    }],
-                )
+        let round = |b: &mut Bench, s: &mut XorScheme, k: u64, ack_after: Option<Time>| {
+            let t = k * 100 * MILLIS;
+            let (pa, pb) = (seg(2 * k, 0, 0, 2), seg(2 * k + 1, 1, 2, 0));
+            for (p, from, to) in [(pa.clone(), 0, 2), (pb.clone(), 2, 0)] {
+                rx_at(b, s, 1, t, from, &Body::native(p.clone(), 1), true);
+                b.call(1, t, |cx| {
+                    s.enqueue(
+                        cx,
+                        p,
+                        &[NextHop {
+                            node: to,
+                            cost: 1.0,
+                        }],
+                    )
+                });
+            }
+            b.call(1, t, |cx| {
+                let f = s.poll_transmit(cx).expect("a code");
+                assert_eq!(f.body.packets.len(), 2);
+                s.handle_outcome(cx, f, TxOutcome::Delivered)
             });
+            if let Some(d) = ack_after {
+                for (nb, p) in [(2, &pa), (0, &pb)] {
+                    let mut h = XorHeader::default();
+                    h.acks.push((1, p.uid));
+                    let body = Body {
+                        header: Some(Arc::new(h)),
+                        ..Body::native(seg(999, 9, nb, 1), 1)
+                    };
+                    rx_at(
+                        b,
+                        s,
+                        1,
+                        t + d,
+                        nb,
+                        &Body {
+                            packets: SmallVec::new(),
+                            ..body
+                        },
+                        false,
+                    );
+                }
+            }
+        };
+        for k in 0..30 {
+            round(&mut b, &mut s, k, Some(4 * MILLIS));
         }
-        // Pools keep packets 0.5 s; this one waited 0.46 s here alone (0.9 x 0.5 s,
-        // the margin the coding decision keeps).
-        let out = b.call(MIDDLE, 460 * MILLIS, |cx| {
-            assert!(s.poll_transmit(cx).is_none())
-        });
-        assert_eq!(s.counters.futile_drops, 2);
-        assert_eq!(out.drops.len(), 2);
+        let rto = s.ack_timers.timeout(2);
+        assert!(rto < 20 * MILLIS && rto >= s.p.timer_floor, "learnt: {rto}");
+        // No ack this time: the timeout fires at the learnt value, not at 0.2 s.
+        let sent = 30 * 100 * MILLIS;
+        round(&mut b, &mut s, 30, None);
+        b.call(1, sent + rto, |cx| s.handle_timeout(cx));
+        b.call(1, sent + rto, |cx| s.handle_timeout(cx));
+        assert_eq!(s.queue.packets(), 2, "both natives wait for a resend");
+        // The late acks take them out: nothing is sent twice, both are handed over.
+        let mut handed = 0;
+        for (nb, uid) in [(2, 60), (0, 61)] {
+            let mut h = XorHeader::default();
+            h.acks.push((1, uid));
+            let body = Body {
+                header: Some(Arc::new(h)),
+                packets: SmallVec::new(),
+                ..Body::native(seg(999, 9, nb, 1), 1)
+            };
+            handed += rx_at(&mut b, &mut s, 1, sent + rto + MILLIS, nb, &body, false).handed_over;
+        }
+        assert_eq!(handed, 2);
         assert_eq!(s.queue.packets(), 0);
+        assert_eq!(s.counters.retransmissions, 0);
+        // The late samples (rto + 1 ms) raised the timer.
+        assert!(s.ack_timers.timeout(2) > rto);
     }
 }

@@ -8,11 +8,14 @@
 //! (SRTT + 4 RTTVAR), between a floor and the fixed value (which is also the value
 //! before the first sample and the `"fixed"` option):
 //! - the ack timeout per neighbour, from the time between the MAC's end of a coded frame
-//!   and the neighbour's ack of a native in it (Karn's rule: natives sent once only);
+//!   and the neighbour's ack of a native in it, late acks included (Karn's rule: natives
+//!   sent once only);
 //! - the ordering agent's hold per flow, from the time a gap took to fill (the
 //!   upstream's ack timeout plus its resend: the hold follows the ack timer it waits on).
 //!
-//! Chosen values (floor, no back-off) are in docs/assumptions.md.
+//! A wait that runs out backs off (RFC 6298 §5.5: doubled, up to the fixed value) until
+//! the next sample, so an estimate that fell below what it waits for can grow again.
+//! Chosen values (floor) are in docs/assumptions.md.
 
 use crate::engine::Time;
 use crate::net::NodeId;
@@ -60,6 +63,11 @@ impl Wait {
     pub fn sample(&mut self, latency: Time) {
         self.est.on_sample(latency);
     }
+
+    /// The wait ran out before what it waits for came.
+    pub fn back_off(&mut self) {
+        self.est.back_off();
+    }
 }
 
 /// The ack timeouts of one node's coded natives, one per neighbour (next hop).
@@ -89,6 +97,15 @@ impl AckTimers {
 
     /// `nb` acked a native `latency` after its frame left the MAC.
     pub fn sample(&mut self, nb: NodeId, latency: Time) {
+        self.of(nb).sample(latency);
+    }
+
+    /// A native sent to `nb` was not acknowledged in time.
+    pub fn back_off(&mut self, nb: NodeId) {
+        self.of(nb).back_off();
+    }
+
+    fn of(&mut self, nb: NodeId) -> &mut Wait {
         let i = match self.per_neighbour.iter().position(|(n, _)| *n == nb) {
             Some(i) => i,
             None => {
@@ -96,7 +113,7 @@ impl AckTimers {
                 self.per_neighbour.len() - 1
             }
         };
-        self.per_neighbour[i].1.sample(latency);
+        &mut self.per_neighbour[i].1
     }
 }
 
@@ -138,6 +155,23 @@ mod tests {
             t.sample(1, 900 * MILLIS);
         }
         assert_eq!(t.timeout(1), 200 * MILLIS, "ceiling");
+    }
+
+    #[test]
+    fn a_timeout_backs_off_until_the_next_sample() {
+        let mut t = AckTimers::new(Timing::Adaptive, 200 * MILLIS, 5 * MILLIS);
+        for _ in 0..50 {
+            t.sample(1, 10 * MILLIS);
+        }
+        let rto = t.timeout(1);
+        t.back_off(1);
+        assert_eq!(t.timeout(1), 2 * rto);
+        for _ in 0..10 {
+            t.back_off(1);
+        }
+        assert_eq!(t.timeout(1), 200 * MILLIS, "never above the fixed value");
+        t.sample(1, 10 * MILLIS);
+        assert!(t.timeout(1) < 2 * rto, "a sample ends the back-off");
     }
 
     #[test]
