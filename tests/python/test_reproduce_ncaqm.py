@@ -41,6 +41,25 @@ def test_registered_with_parts():
     assert base["mac.rts_threshold_bytes"] == 0 and base["tcp.sack"] is True and base["loss.0.rate"] == 0.15
 
 
+def test_grid_is_the_papers_cell_grid():
+    # Table I's and Figs. 4, 5, 7's grid: cells of 1-2 nodes, Poisson arrivals, relays in neighbouring cells.
+    for part in ("grid-buffer", "grid-capacity"):
+        spec = ncaqm.sweeps(True)[part]
+        assert spec["base"]["builder"] == "cell-grid"
+        assert spec["base"]["options"]["start_spread"] == 0
+        assert {k: spec["base"]["options"][k] for k in ncaqm.GRID} == ncaqm.GRID
+        runs = load_sweep(spec).runs()
+        for r in runs:
+            sc = r.scenario
+            assert sc["name"].startswith("cell-grid-4x4-88m-")
+            assert all(f["route"][0] == f["src"] and f["route"][-1] == f["dst"] for f in sc["flows"])
+            assert any(f.get("stop_s") is not None for f in sc["flows"])
+            starts = [f["start_s"] for f in sc["flows"]]
+            assert starts == sorted(starts) and starts[0] > ncaqm.START_S
+    assert ncaqm.grid_options(True)["duration"] == ncaqm.QUICK["duration"]
+    assert ncaqm.grid_options(False)["duration"] == ncaqm.FULL["duration"]
+
+
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     from conftest import reproduce_quick
@@ -62,7 +81,14 @@ def test_quick_summary_and_tables(quick_run):
         assert e["paper_cope_pct"] == ncaqm.PAPER_TABLE1[topo]["cope"].value
     assert s["table1"]["alice-bob"]["optimal_pct"] == pytest.approx(100 / 3, abs=0.1)
     assert s["table1"]["cross"]["optimal_pct"] == pytest.approx(60, abs=0.1)
-    assert s["table1"]["grid"]["optimal_pct_simulated_layouts"] >= 0
+    grid = s["table1"]["grid"]
+    assert grid["optimal_pct_simulated_layouts"] > 0 and grid["optimal_pct"] > 0
+    for key in ("relay_load", "relay_load_simulated_layouts"):
+        assert grid[key]["max_flows_at_relay"] >= 2 and grid[key]["mean_active_flows"] > 1
+    assert grid["relay_load"]["grids"] == len(ncaqm.GRID_NUM_SEEDS)
+    assert grid["relay_load_simulated_layouts"]["grids"] == ncaqm.QUICK["seeds"]
+    assert s["chosen"]["grid_kind"] == "cell-grid" and s["chosen"]["grid"] == ncaqm.GRID
+    assert any(c["claim"].startswith("Sec. VI-B (grid)") for c in s["claims"])
     assert "bfly_available" not in s
     b9 = s["fig9_butterfly"]
     assert b9["optimal_pct"]["bfly"] == pytest.approx(50, abs=0.1)

@@ -17,6 +17,7 @@ See docs/num.md.
 
 from .graph import NumError, Radio, maximal_cliques, maximal_independent_sets, shortest_path
 from .model import Code, Flow, Hyperarc, NumModel, Option, Solution
+from .arrivals import TimeGain, compare_over_time, flow_sets, relay_load, with_flows
 from .primal_dual import History
 from .topologies import (
     BUILDERS,
@@ -24,6 +25,7 @@ from .topologies import (
     alice_bob,
     analytic_gain,
     butterfly,
+    cell_grid,
     chain,
     coding_gain,
     compare,
@@ -40,7 +42,7 @@ from .topologies import (
 __all__ = [
     "NumError", "Radio", "maximal_cliques", "maximal_independent_sets", "shortest_path",
     "Code", "Flow", "Hyperarc", "NumModel", "Option", "Solution", "History",
-    "BUILDERS", "Gain", "alice_bob", "analytic_gain", "butterfly", "chain", "coding_gain",
+    "BUILDERS", "Gain", "alice_bob", "analytic_gain", "butterfly", "cell_grid", "chain", "coding_gain",
     "compare", "cross", "grid", "model_from_scenario", "table1", "topology", "wheel",
-    "wheel_radius", "x_topology",
+    "wheel_radius", "x_topology", "TimeGain", "compare_over_time", "flow_sets", "relay_load", "with_flows",
 ]

@@ -28,7 +28,8 @@ STEP = 0.1
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ncmesh.num", description=__doc__.splitlines()[0])
     ap.add_argument("--figures", metavar="DIR", help="write Appendix A convergence figures here")
-    ap.add_argument("--grid-seeds", type=int, default=20, help="grid scenarios averaged for Table I (default 20)")
+    ap.add_argument("--grid-seeds", type=int, default=20,
+                    help="cell grids (the paper's grid, builder defaults) averaged for Table I (default 20)")
     a = ap.parse_args(argv)
 
     print("Analytic coding gains (total rate with coding / without, log-utility optimum)")
@@ -45,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     for k, v in t.items():
         extra = f"  (paper {v['paper_pct']}%)" if v.get("paper_pct") is not None else "  (paper: -)"
         if k == "grid":
-            extra += f"  mean of {len(v['per_seed'])} seeds, range {v['min_pct']:.1f}% .. {v['max_pct']:.1f}%"
+            extra += (f"  {v['kind']}: mean of {len(v['per_seed'])} seeds, range {v['min_pct']:.1f}% .. "
+                      f"{v['max_pct']:.1f}% (each over its measurement window)")
         print(f"  {k:10s} {v['improvement_pct']:6.2f}%{extra}")
 
     print(f"\nPrimal-dual with the proximal method ({ITERATIONS} iterations, step {STEP}, prox 1)")

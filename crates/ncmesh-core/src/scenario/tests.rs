@@ -99,6 +99,13 @@ fn every_builder_round_trips() {
                 json!({"rows": 3, "cols": 5, "jitter": 30, "arrival_rate": 0.5, "flows": 3, "seed": 4}),
             ),
         ),
+        ("cell-grid", BuildOptions::new()),
+        (
+            "cell-grid",
+            opts(
+                json!({"rows": 3, "cols": 5, "neighbours": 4, "pair_prob": 0.2, "lifetime": 0, "seed": 6}),
+            ),
+        ),
         ("butterfly", BuildOptions::new()),
         ("two-path", BuildOptions::new()),
         (

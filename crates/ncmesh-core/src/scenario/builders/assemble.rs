@@ -74,7 +74,7 @@ fn start_times(c: &Common, n: usize, arrival_rate: f64) -> Result<Vec<f64>, Scen
     Ok(out)
 }
 
-fn tcp_flow(src: usize, dst: usize, start_s: f64) -> FlowCfg {
+pub(super) fn tcp_flow(src: usize, dst: usize, start_s: f64) -> FlowCfg {
     FlowCfg {
         src: src as u32,
         dst: dst as u32,

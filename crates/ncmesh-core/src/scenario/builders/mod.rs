@@ -4,20 +4,23 @@
 //! Every kind is one row of [`KINDS`]: its name, its options, the function that builds it
 //! and a one-line description. `options.rs` parses the options, `assemble.rs` holds the
 //! pieces every builder puts together, `graph.rs` the graph utilities; the builders are in
-//! `shapes.rs` (fixed shapes), `random.rs` (random layouts or endpoints) and `import.rs`
-//! (a Freifunk mesh snapshot).
+//! `shapes.rs` (fixed shapes), `random.rs` (random layouts or endpoints), `cells.rs` (the
+//! NCAQM paper's cell grid) and `import.rs` (a Freifunk mesh snapshot).
 //!
 //! Geometry is chosen for the default range channel (receive = carrier-sense =
 //! interference range 250 m; a link exists when the distance is <= 250 m). The
-//! topologies of Seferoglu & Markopoulou, NCAQM (Alice-and-Bob, X, cross, wheel, grid,
-//! butterfly) follow its Section VI-A and Fig. 8; lost values (radius, terrain) are
+//! topologies of Seferoglu & Markopoulou, NCAQM (Alice-and-Bob, X, cross, wheel, its grid
+//! as `cell-grid`, butterfly) follow its Section VI-A and Fig. 8; lost values (radius,
+//! cells, arrival rate, flow lifetime) are
 //! parameters with the defaults documented in docs/scenario-format.md.
 //!
-//! Random draws (grid pairs and jitter, random positions, topology pairs) come from
-//! `Rng::stream(seed, 0, Builder)`; random flow start times from
-//! `Rng::stream(seed, 1, Builder)`, so changing the timing never moves a node.
+//! Random draws (grid pairs and jitter, random positions, topology pairs, the cell grid's
+//! layout, endpoints and relays) come from `Rng::stream(seed, 0, Builder)`; random flow
+//! start times from `Rng::stream(seed, 1, Builder)`, so changing the timing never moves a
+//! node; the cell grid's flow lifetimes from `Rng::stream(seed, 2, Builder)`.
 
 mod assemble;
+mod cells;
 pub(super) mod graph;
 mod import;
 mod options;
@@ -41,7 +44,7 @@ struct Kind {
 }
 
 /// Every scenario kind, in the order [`build_kinds`] lists them.
-const KINDS: [Kind; 10] = [
+const KINDS: [Kind; 11] = [
     Kind {
         name: "chain",
         options: &["hops", "spacing"],
@@ -85,6 +88,20 @@ const KINDS: [Kind; 10] = [
         ],
         build: random::grid,
         help: "rows x cols nodes (optionally jittered); `flows` random pairs at least `min_hops` apart",
+    },
+    Kind {
+        name: "cell-grid",
+        options: &[
+            "rows",
+            "cols",
+            "cell",
+            "pair_prob",
+            "neighbours",
+            "arrival_rate",
+            "lifetime",
+        ],
+        build: cells::cell_grid,
+        help: "the grid of Seferoglu & Markopoulou (NCAQM), §VI-A: 1-2 nodes per cell, Poisson TCP arrivals, relays in neighbouring cells",
     },
     Kind {
         name: "butterfly",
