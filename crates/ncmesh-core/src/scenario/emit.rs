@@ -229,6 +229,7 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "ap_smoothing", f(c.ap_smoothing));
     kv(&mut o, "ap_history", c.ap_history.to_string());
     kv(&mut o, "ap_cov_factor", f(c.ap_cov_factor));
+    kv(&mut o, "ap_variation", name(&c.ap_variation));
     kv(&mut o, "ap_delay_bound_s", f(c.ap_delay_bound_s));
     kv(&mut o, "ap_initial_interval_s", f(c.ap_initial_interval_s));
     match c.ap_link_rate_mbps {

@@ -422,6 +422,25 @@ pub enum TcpVariant {
     NcAware,
 }
 
+/// TCP-AP's variation term: which spread of the recent samples stands for covRTT in
+/// the rate interval (1 + k covRTT) nHPD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum ApVariation {
+    /// Mean absolute deviation over the mean of the nHPD samples, left unchanged while
+    /// all of them are equal (the authors' ns-2 agent, tcp-ap.cc).
+    Adev,
+    /// Standard deviation over the mean of the nHPD samples (the agent's alternative,
+    /// commented out there).
+    Cov,
+    /// Standard deviation over the mean of the RTT samples themselves (the paper's
+    /// wording "coefficient of variation of recently measured round-trip times";
+    /// ncmesh's rule before issue 12).
+    #[serde(rename = "cov-rtt")]
+    CovRtt,
+}
+
 /// TCP, for every TCP flow. The pacing variants need the flow's path length: the
 /// simulator passes the route's hop count to the sender (4 hops are assumed until
 /// then).
@@ -465,10 +484,12 @@ pub struct TcpCfg {
     /// `"ap"`, `"nc-aware"`: weight of the old average in the EWMA of nHPD samples; in
     /// [0, 1).
     pub ap_smoothing: f64,
-    /// `"ap"`, `"nc-aware"`: RTT samples over which covRTT is computed; 1-10000.
+    /// `"ap"`, `"nc-aware"`: accepted samples over which covRTT is computed; 1-10000.
     pub ap_history: u32,
     /// `"ap"`, `"nc-aware"`: k in rate interval = (1 + k covRTT) nHPD; >= 0.
     pub ap_cov_factor: f64,
+    /// `"ap"`, `"nc-aware"`: what covRTT is computed as.
+    pub ap_variation: ApVariation,
     /// `"ap"`, `"nc-aware"`: per-hop queuing-delay and nHPD samples above this are
     /// discarded; > 0.
     pub ap_delay_bound_s: f64,
@@ -503,6 +524,7 @@ impl Default for TcpCfg {
             ap_smoothing: 0.7,
             ap_history: 50,
             ap_cov_factor: 2.0,
+            ap_variation: ApVariation::Adev,
             ap_delay_bound_s: 0.5,
             ap_initial_interval_s: 0.05,
             ap_link_rate_mbps: None,

@@ -11,8 +11,8 @@
 //!
 //! where nHPD ("4-hop propagation delay" for n = 4) is the time a data packet needs to
 //! travel n hops, the spatial-reuse distance of an 802.11 chain with 250 m range and
-//! 550 m interference / carrier-sense range, and covRTT is the coefficient of
-//! variation (standard deviation over mean) of recent RTT samples. Xu et al.
+//! 550 m interference / carrier-sense range, and covRTT is the relative variation of
+//! recent RTT samples (how it is measured: below). Xu et al.
 //! (section II-B.3) summarise the same rule: "the source node adapts its
 //! transmission rate according to the estimation of the current 4-hop propagation
 //! delay and coefficient of variation of recently measured RTTs".
@@ -34,11 +34,22 @@
 //! ```
 //!
 //! with delay_bound = 0.5 s, a 50-sample history for the variation, and a rate
-//! interval of 0.05 s until the first sample. Differences from that agent, recorded
-//! in docs/assumptions.md:
-//! - covRTT is the paper's coefficient of variation of the RTT samples (population
-//!   standard deviation over the mean of the last `history` accepted samples); the
-//!   agent's default uses the mean absolute deviation of its nHPD samples instead.
+//! interval of 0.05 s until the first sample.
+//!
+//! covRTT is also the agent's (calc_variation, set_pace_timer): the mean absolute
+//! deviation of the last `history` accepted nHPD samples over their mean, recomputed
+//! with every accepted sample and left as it was while they are all equal
+//! (`ap_variation = "adev"`). The paper words it "coefficient of variation of
+//! recently measured RTTs", and the agent's comment calls its nHPD samples equivalent
+//! ("simply a fraction of RTT"); but nHPD = RTT / 2h + (S_d - S_a) / 2B carries a
+//! constant, so its relative spread is smaller than the RTTs', and a mean absolute
+//! deviation is at most the standard deviation. The other readings are options:
+//! `"cov"`, standard deviation over mean of the nHPD samples (the agent's
+//! commented-out line), and `"cov-rtt"`, of the RTT samples (ncmesh's rule until
+//! issue 12: on a 2-hop chain its larger term paced TCP-AP a third below NewReno; see
+//! docs/assumptions.md).
+//!
+//! Differences from that agent, recorded in docs/assumptions.md:
 //! - RTT samples come from this sender's own transmission log, not from timestamps:
 //!   a new cumulative ACK gives now minus the send time of the most recently sent
 //!   segment it newly covers, unless that transmission was a retransmission (Karn).
@@ -60,7 +71,7 @@
 
 use super::congestion::{CongestionControl, Reno, Window};
 use crate::engine::{secs, Time};
-use crate::scenario::schema::TcpCfg;
+use crate::scenario::schema::{ApVariation, TcpCfg};
 use std::collections::VecDeque;
 
 /// Header bytes (TCP, IP, MAC, ...) the ns-2 agent adds to a segment's payload to
@@ -77,10 +88,12 @@ pub struct ApParams {
     pub reuse_hops: u32,
     /// Weight a of the old average in the EWMA of nHPD samples.
     pub smoothing: f64,
-    /// Accepted RTT samples kept for covRTT.
+    /// Accepted samples kept for covRTT.
     pub history: u32,
     /// k in (1 + k * covRTT).
     pub cov_factor: f64,
+    /// What covRTT is computed as.
+    pub variation: ApVariation,
     /// Queuing-delay and nHPD samples above this are not trusted.
     pub delay_bound: Time,
     /// Rate interval before the first accepted sample.
@@ -114,6 +127,7 @@ impl ApParams {
             } else {
                 2.0
             },
+            variation: c.ap_variation,
             delay_bound: secs(pos_or(c.ap_delay_bound_s, 0.5)),
             initial_interval: secs(pos_or(c.ap_initial_interval_s, 0.05)).max(1),
             link_rate_bps: pos_or(c.ap_link_rate_mbps.unwrap_or(2.0), 2.0) * 1e6,
@@ -139,9 +153,12 @@ pub struct Ap {
     avg_nhpd: Option<f64>,
     /// EWMA of the per-hop queuing delay, seconds (may be negative, as the agent's).
     avg_queuing: f64,
-    /// The last `history` accepted RTT samples (integer nanoseconds, so identical
-    /// samples give a variation of exactly zero).
-    rtts: VecDeque<Time>,
+    /// The last `history` accepted samples: the RTT (integer nanoseconds, so that
+    /// identical samples give a `"cov-rtt"` variation of exactly zero) and the nHPD
+    /// sample it gave (seconds).
+    samples: VecDeque<(Time, f64)>,
+    /// `"adev"`, `"cov"`: the variation of the nHPD samples as last computed.
+    nhpd_variation: f64,
     /// Earliest time the next segment may leave.
     next_release: Option<Time>,
 }
@@ -158,7 +175,8 @@ impl Ap {
             hops: hops.max(1),
             avg_nhpd: None,
             avg_queuing: 0.0,
-            rtts: VecDeque::with_capacity(cap.min(1024)),
+            samples: VecDeque::with_capacity(cap.min(1024)),
+            nhpd_variation: 0.0,
             next_release: None,
         }
     }
@@ -178,25 +196,59 @@ impl Ap {
         self.avg_nhpd
     }
 
-    /// covRTT over the stored samples: population standard deviation over the mean;
-    /// 0 with fewer than two samples.
+    /// covRTT, as `ApParams::variation` says: `"adev"` and `"cov"` the value last
+    /// computed from the nHPD samples (0 until they first differ), `"cov-rtt"` the
+    /// population standard deviation over the mean of the stored RTT samples (0 with
+    /// fewer than two).
     pub fn cov_rtt(&self) -> f64 {
-        let n = self.rtts.len();
+        match self.p.variation {
+            ApVariation::Adev | ApVariation::Cov => self.nhpd_variation,
+            ApVariation::CovRtt => self.rtt_variation(),
+        }
+    }
+
+    fn rtt_variation(&self) -> f64 {
+        let n = self.samples.len();
         if n < 2 {
             return 0.0;
         }
-        let sum: u128 = self.rtts.iter().map(|&r| r as u128).sum();
+        let sum: u128 = self.samples.iter().map(|&(r, _)| r as u128).sum();
         let mean = sum as f64 / n as f64;
         if mean <= 0.0 {
             return 0.0;
         }
         let var = self
-            .rtts
+            .samples
             .iter()
-            .map(|&r| (r as f64 - mean) * (r as f64 - mean))
+            .map(|&(r, _)| (r as f64 - mean) * (r as f64 - mean))
             .sum::<f64>()
             / n as f64;
         var.sqrt() / mean
+    }
+
+    /// The agent's calc_variation() over the stored nHPD samples (all in (0,
+    /// delay_bound), so the mean is positive), in its order of operations: mean =
+    /// sum / N, then the mean absolute deviation (`"adev"`) or the population standard
+    /// deviation (`"cov"`) over the mean. When no sample deviates from the mean the
+    /// agent returns early and keeps the previous value; so does this.
+    fn update_nhpd_variation(&mut self) {
+        let n = self.samples.len() as f64;
+        let mut sum = 0.0;
+        for &(_, d) in &self.samples {
+            sum += d;
+        }
+        let mean = sum / n;
+        let (mut abs_dev, mut sq_dev) = (0.0, 0.0);
+        for &(_, d) in &self.samples {
+            abs_dev += (d - mean).abs();
+            sq_dev += (d - mean) * (d - mean);
+        }
+        if abs_dev > 0.0 {
+            self.nhpd_variation = match self.p.variation {
+                ApVariation::Cov => (sq_dev / n).sqrt() / mean,
+                _ => abs_dev / n / mean,
+            };
+        }
     }
 
     /// The current rate interval: lambda * (1 + k * covRTT) * avg(nHPD), or lambda
@@ -261,10 +313,13 @@ impl CongestionControl for Ap {
             None => sample,
             Some(a) => self.p.smoothing * a + (1.0 - self.p.smoothing) * sample,
         });
-        if self.rtts.len() >= self.p.history as usize {
-            self.rtts.pop_front();
+        if self.samples.len() >= self.p.history as usize {
+            self.samples.pop_front();
         }
-        self.rtts.push_back(rtt);
+        self.samples.push_back((rtt, sample));
+        if self.p.variation != ApVariation::CovRtt {
+            self.update_nhpd_variation();
+        }
     }
 
     fn set_path_hops(&mut self, hops: u32) {
@@ -326,7 +381,9 @@ mod tests {
         for _ in 0..10 {
             a.on_ack_rtt(0, 80 * MILLIS);
         }
-        assert_eq!(a.cov_rtt(), 0.0);
+        // (Equal samples may leave a variation in the last bits: the agent's mean, a
+        // sum over N, need not equal them exactly.)
+        assert!(a.cov_rtt() < 1e-12, "{}", a.cov_rtt());
         let want = expected_nhpd(0.080, 4);
         assert!((want - 0.048).abs() < 1e-9, "{want}");
         assert!((a.nhpd().unwrap() - want).abs() < 1e-12);
@@ -342,6 +399,15 @@ mod tests {
         assert!((a.nhpd().unwrap() - want).abs() < 1e-12);
     }
 
+    fn ap_with(variation: ApVariation, history: u32, hops: u32) -> Ap {
+        let p = ApParams {
+            variation,
+            history,
+            ..ApParams::default()
+        };
+        Ap::new(p, 1.0, MSS, hops)
+    }
+
     #[test]
     fn rtt_variation_lengthens_the_interval() {
         // Same mean RTT (80 ms), with and without jitter.
@@ -352,10 +418,11 @@ mod tests {
             let r = if i % 2 == 0 { 50 } else { 110 };
             jittery.on_ack_rtt(0, r * MILLIS);
         }
-        // Population standard deviation 30 ms over mean 80 ms.
-        assert!((jittery.cov_rtt() - 30.0 / 80.0).abs() < 1e-12);
+        // nHPD samples 4 * (RTT / 8 + 2 ms): 33 and 63 ms, mean 48 ms, mean absolute
+        // deviation 15 ms.
+        assert!((jittery.cov_rtt() - 15.0 / 48.0).abs() < 1e-12);
         assert!(jittery.rate_interval() > steady.rate_interval());
-        let want = (1.0 + 2.0 * 0.375) * jittery.nhpd().unwrap();
+        let want = (1.0 + 2.0 * 15.0 / 48.0) * jittery.nhpd().unwrap();
         let got = jittery.rate_interval() as f64 / 1e9;
         assert!((got - want).abs() < 1e-8, "{got} vs {want}");
         // k = 0 switches the variation term off.
@@ -377,23 +444,87 @@ mod tests {
 
     #[test]
     fn history_bounds_the_variation_window() {
-        let mut a = Ap::new(
-            ApParams {
-                history: 5,
-                ..ApParams::default()
-            },
-            1.0,
-            MSS,
-            4,
-        );
-        for r in [50, 110, 50, 110, 50] {
-            a.on_ack_rtt(0, r * MILLIS);
+        for v in [ApVariation::Adev, ApVariation::Cov, ApVariation::CovRtt] {
+            let mut a = ap_with(v, 5, 4);
+            for r in [50, 110, 50, 110, 50] {
+                a.on_ack_rtt(0, r * MILLIS);
+            }
+            assert!(a.cov_rtt() > 0.25, "{v:?}");
+            for r in [80, 80, 80, 80, 81] {
+                a.on_ack_rtt(0, r * MILLIS);
+            }
+            assert!(a.cov_rtt() < 0.01, "{v:?}: old jitter has left the window");
         }
-        assert!(a.cov_rtt() > 0.3);
-        for _ in 0..5 {
-            a.on_ack_rtt(0, 80 * MILLIS);
+    }
+
+    #[test]
+    fn variation_readings_on_a_two_hop_path() {
+        // A 2-hop path with RTTs 20, 20, 20, 60 ms, twice: nHPD = d = RTT / 4 + 2 ms,
+        // so the samples are 7, 7, 7, 17 ms (mean 9.5 ms).
+        assert!((expected_nhpd(0.020, 2) - 0.007).abs() < 1e-15);
+        assert!((expected_nhpd(0.060, 2) - 0.017).abs() < 1e-15);
+        let rtts = [20, 20, 20, 60, 20, 20, 20, 60];
+        let run = |v: ApVariation| {
+            let mut a = ap_with(v, 50, 2);
+            for r in rtts {
+                a.on_ack_rtt(0, r * MILLIS);
+            }
+            a
+        };
+        let n: Vec<f64> = rtts
+            .iter()
+            .map(|&r| expected_nhpd(r as f64 / 1e3, 2))
+            .collect();
+        let mean = n.iter().sum::<f64>() / 8.0;
+        let adev = n.iter().map(|x| (x - mean).abs()).sum::<f64>() / 8.0 / mean;
+        let cov = (n.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / 8.0).sqrt() / mean;
+        // The agent's default: mean absolute deviation 3.75 ms over 9.5 ms.
+        assert!((adev - 3.75 / 9.5).abs() < 1e-12);
+        // The RTTs themselves: standard deviation sqrt(300) ms over 30 ms.
+        let cov_rtt = 300f64.sqrt() / 30.0;
+        for (v, want) in [
+            (ApVariation::Adev, adev),
+            (ApVariation::Cov, cov),
+            (ApVariation::CovRtt, cov_rtt),
+        ] {
+            let a = run(v);
+            assert!((a.cov_rtt() - want).abs() < 1e-12, "{v:?}: {}", a.cov_rtt());
+            // The interval is (1 + 2 covRTT) avg(nHPD), the average the same for all.
+            let got = a.rate_interval() as f64 / 1e9;
+            let rule = (1.0 + 2.0 * want) * a.nhpd().unwrap();
+            assert!((got - rule).abs() < 1e-9, "{v:?}: {got} vs {rule}");
         }
-        assert_eq!(a.cov_rtt(), 0.0, "old jitter has left the window");
+        // The agent's reading gives the smallest term, and so the shortest interval.
+        assert!(adev < cov && cov < cov_rtt, "{adev} {cov} {cov_rtt}");
+        assert!(run(ApVariation::Adev).rate_interval() < run(ApVariation::CovRtt).rate_interval());
+        assert_eq!(ap(2).p.variation, ApVariation::Adev, "the default");
+    }
+
+    #[test]
+    fn agent_keeps_its_variation_while_all_samples_are_equal() {
+        // History 2; nHPD samples (2 hops) 7, 17, 12, 12 ms.
+        let rtts = [20, 60, 40, 40];
+        let mut adev = ap_with(ApVariation::Adev, 2, 2);
+        let mut cov = ap_with(ApVariation::Cov, 2, 2);
+        let mut cov_rtt = ap_with(ApVariation::CovRtt, 2, 2);
+        let mut seen = Vec::new();
+        for r in rtts {
+            for a in [&mut adev, &mut cov, &mut cov_rtt] {
+                a.on_ack_rtt(0, r * MILLIS);
+            }
+            seen.push((adev.cov_rtt(), cov.cov_rtt(), cov_rtt.cov_rtt()));
+        }
+        // One sample: nothing deviates yet.
+        assert_eq!(seen[0], (0.0, 0.0, 0.0));
+        // Two samples a, b: both readings of the nHPD samples are |a - b| / (a + b).
+        assert!((seen[1].0 - 10.0 / 24.0).abs() < 1e-12);
+        assert!((seen[1].1 - 10.0 / 24.0).abs() < 1e-12);
+        assert!((seen[1].2 - 40.0 / 80.0).abs() < 1e-12);
+        assert!((seen[2].0 - 5.0 / 29.0).abs() < 1e-12);
+        // 12, 12: the agent returns early and keeps 5/29; the RTT reading drops to 0.
+        assert_eq!(seen[3].0, seen[2].0);
+        assert_eq!(seen[3].1, seen[2].1);
+        assert_eq!(seen[3].2, 0.0);
     }
 
     #[test]

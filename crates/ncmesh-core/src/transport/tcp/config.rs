@@ -102,6 +102,7 @@ impl Default for TcpConfig {
 mod tests {
     use super::*;
     use crate::engine::{MILLIS, SECOND};
+    use crate::scenario::schema::ApVariation;
     use crate::transport::tcp::ApParams;
 
     #[test]
@@ -148,7 +149,8 @@ mod tests {
         }
         let s = parse_toml(&scenario(
             "variant = \"nc-aware\"\nfew_alpha = 0.5\nap_reuse_hops = 3\nap_smoothing = 0.5\n\
-             ap_history = 20\nap_cov_factor = 1.5\nap_delay_bound_s = 0.25\n\
+             ap_history = 20\nap_cov_factor = 1.5\nap_variation = \"cov-rtt\"\n\
+             ap_delay_bound_s = 0.25\n\
              ap_initial_interval_s = 0.02\nap_link_rate_mbps = 11\nnc_lambda = 0.4",
         ))
         .unwrap();
@@ -164,6 +166,7 @@ mod tests {
                 smoothing: 0.5,
                 history: 20,
                 cov_factor: 1.5,
+                variation: ApVariation::CovRtt,
                 delay_bound: 250 * MILLIS,
                 initial_interval: 20 * MILLIS,
                 link_rate_bps: 11e6,
@@ -179,6 +182,7 @@ mod tests {
                 smoothing: 0.7,
                 history: 50,
                 cov_factor: 2.0,
+                variation: ApVariation::Adev,
                 delay_bound: 500 * MILLIS,
                 initial_interval: 50 * MILLIS,
                 link_rate_bps: 2e6,
@@ -197,6 +201,7 @@ mod tests {
             ("ap_smoothing = -0.1", "tcp.ap_smoothing"),
             ("ap_history = 0", "tcp.ap_history"),
             ("ap_cov_factor = -1", "tcp.ap_cov_factor"),
+            ("ap_variation = \"std\"", "tcp.ap_variation"),
             ("ap_delay_bound_s = 0", "tcp.ap_delay_bound_s"),
             ("ap_initial_interval_s = 0", "tcp.ap_initial_interval_s"),
             ("ap_link_rate_mbps = 0", "tcp.ap_link_rate_mbps"),
