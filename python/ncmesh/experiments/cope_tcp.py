@@ -63,30 +63,30 @@ PAPER_NCAWARE_GAIN_PCT = PaperNumber(12.0, "Fig. 9")                          # 
 # The classes of the paper's claims, and what ncmesh concludes where they do not hold (docs/results/cope-tcp.md).
 CHAIN = ClaimGroup(
     "the chain",
-    "with one flow COPE can only XOR a segment with an ACK of the same flow: it gains at 2 hops, and from 4 hops "
-    "on its control frames and ordering agent cost 1-6%, so it does not help NewReno or FeW overall and "
-    "TCP-AP + COPE is the lowest at every hop count",
+    "with one flow COPE can only XOR a segment with an ACK of the same flow: it gains 4-6% at 2 hops and stays "
+    "within 2% of no coding from 3 hops on, so it does not improve NewReno or FeW overall, and no TCP is the "
+    "worst with COPE at every hop count",
     "docs/results/cope-tcp.md, Claims and Why")
 X1 = ClaimGroup(
     "X-I",
-    "with ns-2's 550 m carrier sense the whole X-I senses itself, the overheard packets arrive and nearly every "
-    "code decodes: COPE gives every TCP a large gain (+22% to +30%), where the paper reports a marginal one and "
-    "none for TCP-AP",
+    "with ns-2's 550 m carrier sense the whole X-I (150 m arms) senses itself, the overheard packets arrive and "
+    "nearly every code decodes: COPE gives every TCP a large gain (+25% to +30%), where the paper reports a "
+    "marginal one and none for TCP-AP; with 200 m arms, where the diagonal neighbours cannot overhear each other, "
+    "the gain is +4% to +7%",
     "docs/results/cope-tcp.md, Why (X-I)")
 X2 = ClaimGroup(
     "X-II",
     "the centre cannot code the crossing flows (their neighbours are out of range), so COPE only adds control "
-    "frames and the ordering agent: a 1-2% loss for every TCP, TCP-AP included, which the quick mode's 3 seeds "
-    "cannot resolve",
+    "frames and the ordering agent: a 2-3% loss for every TCP, TCP-AP included",
     "docs/results/cope-tcp.md, Claims and Why (X-II)")
 ENCODE_ONCE = ClaimGroup(
     "Encode Once",
-    "Encode Once changes goodput by at most 0.5%: with nearly every code decoding, hardly any coded "
+    "Encode Once changes goodput by less than 1%: with nearly every code decoding, hardly any coded "
     "retransmissions are left for it to save",
     "docs/results/cope-tcp.md, Why (X-I)")
 NC_AWARE = ClaimGroup(
     "NC-aware TCP-AP",
-    "the full run reproduces it (+11.4 ± 0.7% over TCP-AP + COPE, +11.3 ± 0.7% over Encode Once): NC-aware TCP-AP "
+    "the full run reproduces it (+8.6 ± 0.5% over TCP-AP + COPE, +9.2 ± 0.6% over Encode Once): NC-aware TCP-AP "
     "paces faster and codes as much as NewReno",
     "docs/results/cope-tcp.md, Claims and Why (X-I)")
 
