@@ -77,7 +77,7 @@ X1 = ClaimGroup(
 X2 = ClaimGroup(
     "X-II",
     "the centre cannot code the crossing flows (their neighbours are out of range), so COPE only adds control "
-    "frames and the ordering agent: a 2-3% loss for every TCP, TCP-AP included",
+    "frames and the ordering agent: a 2-3% loss for every TCP (FeW 1.7%), TCP-AP included",
     "docs/results/cope-tcp.md, Claims and Why (X-II)")
 ENCODE_ONCE = ClaimGroup(
     "Encode Once",

@@ -43,7 +43,8 @@ pub struct XorCfg {
     /// The ordering agent's hold per flow: SRTT + 4 RTTVAR of how long its gaps took
     /// to fill, within [`timer_floor_s`, `ordering_timeout_s`], or fixed.
     pub ordering_hold: Timing,
-    /// Floor of the adaptive ack timeout and ordering hold; > 0.
+    /// Floor of the adaptive ack timeout and ordering hold; > 0, and at most the
+    /// ceiling of each adaptive one (`ack_timeout_s`, `ordering_timeout_s`).
     pub timer_floor_s: f64,
     /// Retransmissions of such a native before it is dropped; 0-100.
     pub max_retransmissions: u32,
@@ -87,12 +88,27 @@ impl XorCfg {
         positive(&f("report_interval_s"), self.report_interval_s, "seconds")?;
         positive(&f("ack_timeout_s"), self.ack_timeout_s, "seconds")?;
         positive(&f("timer_floor_s"), self.timer_floor_s, "seconds")?;
-        if self.timer_floor_s > self.ack_timeout_s {
-            return Err(not_allowed(
-                &f("timer_floor_s"),
-                toml_float(self.timer_floor_s),
-                &format!("at most ack_timeout_s ({})", toml_float(self.ack_timeout_s)),
-            ));
+        // The floor must fit under each adaptive wait's ceiling.
+        let ceilings = [
+            ("ack_timeout_s", self.ack_timeout_s, self.ack_timer),
+            (
+                "ordering_timeout_s",
+                self.ordering_timeout_s,
+                self.ordering_hold,
+            ),
+        ];
+        for (name, ceiling, timing) in ceilings {
+            let adaptive = timing == Timing::Adaptive && ceiling > 0.0;
+            if adaptive && self.timer_floor_s > ceiling {
+                return Err(not_allowed(
+                    &f("timer_floor_s"),
+                    toml_float(self.timer_floor_s),
+                    &format!(
+                        "at most {name} ({}) while that wait is adaptive",
+                        toml_float(ceiling)
+                    ),
+                ));
+            }
         }
         non_negative(
             &f("ordering_timeout_s"),
@@ -184,5 +200,23 @@ mod tests {
         );
         assert!(!e.contains('\n'));
         assert!(XorCfg::default().validate("scheme.xor").is_ok());
+        // Fixed timers have no floor to respect; the ordering hold's ceiling counts too.
+        let fixed = XorCfg {
+            ack_timeout_s: 0.005,
+            ack_timer: Timing::Fixed,
+            ..XorCfg::default()
+        };
+        assert!(fixed.validate("scheme.xor").is_ok());
+        let hold = XorCfg {
+            ordering_timeout_s: 0.005,
+            ..XorCfg::default()
+        };
+        let e = hold.validate("scheme.xor").unwrap_err().to_string();
+        assert!(e.contains("ordering_timeout_s (0.005)"), "{e}");
+        let no_agent = XorCfg {
+            ordering_timeout_s: 0.0,
+            ..XorCfg::default()
+        };
+        assert!(no_agent.validate("scheme.xor").is_ok());
     }
 }

@@ -471,7 +471,6 @@ impl CodingScheme for XorScheme {
     }
 
     fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame> {
-        let others = self.queue.packets();
         let popped = loop {
             let Some(code) = self.with_queue(cx, |q, qcx| q.pop(qcx)) else {
                 break None;
@@ -490,7 +489,7 @@ impl CodingScheme for XorScheme {
         };
         match popped {
             Some(code) => {
-                if code.len() == 1 && others > 1 && code[0].bound == 0 {
+                if code.len() == 1 && code[0].bound == 0 {
                     let nh = code[0].next_hop;
                     if self.queue.any_native(&mut |n| n.next_hop != nh) {
                         self.counters.coding_missed += 1;
@@ -613,7 +612,8 @@ impl CodingScheme for XorScheme {
                     return;
                 };
                 let q = self.pending.swap_remove(i);
-                self.ack_timers.back_off(q.native.next_hop);
+                self.ack_timers
+                    .back_off(q.native.next_hop, q.native.sent_at, cx.now);
                 if q.native.sends > self.p.max_retransmissions {
                     self.drop_native(cx, q.native, DropReason::Scheme);
                 } else if self.futile(cx, &q.native) {

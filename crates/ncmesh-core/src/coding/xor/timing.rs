@@ -74,7 +74,8 @@ impl Wait {
 #[derive(Debug, Clone)]
 pub struct AckTimers {
     template: Wait,
-    per_neighbour: Vec<(NodeId, Wait)>,
+    /// Per neighbour: its timeout, and when it last backed off.
+    per_neighbour: Vec<(NodeId, Wait, Time)>,
 }
 
 impl AckTimers {
@@ -90,37 +91,43 @@ impl AckTimers {
     pub fn timeout(&self, nb: NodeId) -> Time {
         self.per_neighbour
             .iter()
-            .find(|(n, _)| *n == nb)
-            .map_or(&self.template, |(_, w)| w)
+            .find(|(n, ..)| *n == nb)
+            .map_or(&self.template, |(_, w, _)| w)
             .get()
     }
 
     /// `nb` acked a native `latency` after its frame left the MAC.
     pub fn sample(&mut self, nb: NodeId, latency: Time) {
-        self.of(nb).sample(latency);
+        self.of(nb).1.sample(latency);
     }
 
-    /// A native sent to `nb` was not acknowledged in time.
-    pub fn back_off(&mut self, nb: NodeId) {
-        self.of(nb).back_off();
+    /// A native sent to `nb` at `sent_at` was not acknowledged in time, at `now`. The
+    /// timer backs off once per expiry (RFC 6298 §5.5): natives sent before the last
+    /// back-off ran on the old timeout and do not double it again.
+    pub fn back_off(&mut self, nb: NodeId, sent_at: Time, now: Time) {
+        let (_, wait, last) = self.of(nb);
+        if sent_at >= *last {
+            wait.back_off();
+            *last = now;
+        }
     }
 
-    fn of(&mut self, nb: NodeId) -> &mut Wait {
-        let i = match self.per_neighbour.iter().position(|(n, _)| *n == nb) {
+    fn of(&mut self, nb: NodeId) -> &mut (NodeId, Wait, Time) {
+        let i = match self.per_neighbour.iter().position(|(n, ..)| *n == nb) {
             Some(i) => i,
             None => {
-                self.per_neighbour.push((nb, self.template.clone()));
+                self.per_neighbour.push((nb, self.template.clone(), 0));
                 self.per_neighbour.len() - 1
             }
         };
-        &mut self.per_neighbour[i].1
+        &mut self.per_neighbour[i]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::MILLIS;
+    use crate::engine::{MILLIS, SECOND};
 
     #[test]
     fn the_ack_timeout_converges_to_a_links_ack_latency() {
@@ -164,10 +171,13 @@ mod tests {
             t.sample(1, 10 * MILLIS);
         }
         let rto = t.timeout(1);
-        t.back_off(1);
+        t.back_off(1, 100 * MILLIS, 100 * MILLIS + rto);
         assert_eq!(t.timeout(1), 2 * rto);
-        for _ in 0..10 {
-            t.back_off(1);
+        // Natives sent before that back-off expire too: no second doubling.
+        t.back_off(1, 99 * MILLIS, 101 * MILLIS + rto);
+        assert_eq!(t.timeout(1), 2 * rto);
+        for k in 1..=10 {
+            t.back_off(1, SECOND * k, SECOND * k + 1);
         }
         assert_eq!(t.timeout(1), 200 * MILLIS, "never above the fixed value");
         t.sample(1, 10 * MILLIS);

@@ -35,17 +35,27 @@ pub(super) fn short(v: f64) -> String {
     s.strip_suffix(".0").map(String::from).unwrap_or(s)
 }
 
+/// A Poisson arrival process from `start` at `rate` per second (exponential gaps), on
+/// the builder's stream for start times; each time rounded to the microsecond.
+pub(super) fn poisson_arrivals(c: &Common, rate: f64) -> impl Iterator<Item = f64> {
+    let mut rng = Rng::stream(c.seed, 1, StreamPurpose::Builder);
+    let mut t = c.start;
+    std::iter::from_fn(move || {
+        t += rng.exp1() / rate;
+        Some(round_to(t, 6))
+    })
+}
+
 /// Start times of `n` flows: `start + 0.01 k` (the anchor's stagger), or with
 /// `start_spread` > 0 uniform in [start, start + spread), or with `arrival_rate` > 0
 /// a Poisson arrival process from `start`. Rounded to the microsecond.
 fn start_times(c: &Common, n: usize, arrival_rate: f64) -> Result<Vec<f64>, ScenarioError> {
     let mut rng = Rng::stream(c.seed, 1, StreamPurpose::Builder);
-    let mut t = c.start;
+    let mut poisson = (arrival_rate > 0.0).then(|| poisson_arrivals(c, arrival_rate));
     let mut out = Vec::with_capacity(n);
     for k in 0..n {
-        let v = if arrival_rate > 0.0 {
-            t += rng.exp1() / arrival_rate;
-            t
+        let v = if let Some(p) = poisson.as_mut() {
+            p.next().expect("an endless process")
         } else if c.start_spread > 0.0 {
             c.start + rng.uniform() * c.start_spread
         } else {

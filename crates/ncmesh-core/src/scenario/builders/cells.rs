@@ -27,7 +27,7 @@
 //! start and stop) does not depend on how many flows arrive after it, nor on the run's
 //! duration unless the end cuts its lifetime.
 
-use super::assemble::{base, range_of, round_to, set_nodes, short, tcp_flow};
+use super::assemble::{base, poisson_arrivals, range_of, round_to, set_nodes, short, tcp_flow};
 use super::options::{Common, Opts};
 use crate::engine::{Rng, StreamPurpose};
 use crate::scenario::check::fnum;
@@ -212,12 +212,8 @@ fn endpoints(n: usize, rng: &mut Rng) -> (usize, usize) {
 /// Poisson arrivals from `start` (exponential gaps of mean 1 / rate) before the end of
 /// the run, rounded to the microsecond.
 fn arrivals(c: &Common, rate: f64) -> Result<Vec<f64>, ScenarioError> {
-    let mut rng = Rng::stream(c.seed, 1, StreamPurpose::Builder);
-    let mut t = c.start;
     let mut out = Vec::new();
-    loop {
-        t += rng.exp1() / rate;
-        let v = round_to(t, 6);
+    for v in poisson_arrivals(c, rate) {
         if v >= c.duration {
             break;
         }

@@ -46,7 +46,7 @@
 //! deviation is at most the standard deviation. The other readings are options:
 //! `"cov"`, standard deviation over mean of the nHPD samples (the agent's
 //! commented-out line), and `"cov-rtt"`, of the RTT samples (ncmesh's rule until
-//! issue 12: on a 2-hop chain its larger term paced TCP-AP a third below NewReno; see
+//! issue 12: on a 2-hop chain its larger term paced TCP-AP about a quarter below NewReno; see
 //! docs/assumptions.md).
 //!
 //! Differences from that agent, recorded in docs/assumptions.md:
