@@ -77,7 +77,7 @@ X1 = ClaimGroup(
 X2 = ClaimGroup(
     "X-II",
     "the centre cannot code the crossing flows (their neighbours are out of range), so COPE only adds control "
-    "frames and the ordering agent: a 2-3% loss for every TCP (FeW 1.7%), TCP-AP included",
+    "frames and the ordering agent: a 2-3% loss for every TCP, TCP-AP included",
     "docs/results/cope-tcp.md, Claims and Why (X-II)")
 ENCODE_ONCE = ClaimGroup(
     "Encode Once",
@@ -86,7 +86,7 @@ ENCODE_ONCE = ClaimGroup(
     "docs/results/cope-tcp.md, Why (X-I)")
 NC_AWARE = ClaimGroup(
     "NC-aware TCP-AP",
-    "the full run reproduces it (+8.6 ± 0.5% over TCP-AP + COPE, +9.2 ± 0.6% over Encode Once): NC-aware TCP-AP "
+    "the full run reproduces it (+8.5 ± 0.4% over TCP-AP + COPE, +8.9 ± 0.5% over Encode Once): NC-aware TCP-AP "
     "paces faster and codes as much as NewReno",
     "docs/results/cope-tcp.md, Claims and Why (X-I)")
 

@@ -110,7 +110,7 @@ GAIN = ClaimGroup(
     "docs/results/ncaqm.md, Table I and Why")
 NCAQM_OVER_COPE = ClaimGroup(
     "NCAQM over COPE",
-    "at buffer 10 NCAQM is above COPE on Alice-and-Bob, X and cross (1.1-1.7 times COPE's gain) and on the wheel, "
+    "at buffer 10 NCAQM is above COPE on Alice-and-Bob, X and cross (1.1-1.5 times COPE's gain) and on the wheel, "
     "below on the grid: not double; from 20-40 packets it falls below COPE, its slot-counting buffer holding "
     "packets longer than the neighbours' pools keep what they overheard",
     "docs/results/ncaqm.md, Table I, Figs. 5, 6, 7 and Why")
@@ -122,7 +122,7 @@ TRENDS = ClaimGroup(
     "docs/results/ncaqm.md, Figs. 5, 6, 7")
 BUTTERFLY = ClaimGroup(
     "butterfly, two-hop coding",
-    "TCP+BFLY and two-hop TCP+NCAQM stay within 2% of TCP+noNC from 10 packets on (7-11% below at 5): each "
+    "TCP+BFLY and two-hop TCP+NCAQM stay within 2% of TCP+noNC from 10 packets on (7-10% below at 5): each "
     "two-hop code needs both sinks to have overheard the side source's first hop, lost 15% of the time, so many "
     "natives cannot decode and are dropped rather than resent",
     "docs/results/ncaqm.md, Fig. 9")
