@@ -20,15 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .graph import NumError
-
-
-def _resolved(scenario: Any) -> dict:
-    if hasattr(scenario, "resolved") and callable(scenario.resolved):
-        scenario = scenario.resolved()
-    if not isinstance(scenario, dict):
-        raise NumError(f"expected a Scenario or a scenario dict, not {type(scenario).__name__}")
-    return scenario
+from .graph import NumError, resolved_scenario as _resolved
 
 
 def _window(sc: dict) -> tuple[float, float, float]:

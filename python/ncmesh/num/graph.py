@@ -16,6 +16,15 @@ class NumError(ValueError):
     """A NUM model cannot be built or solved as asked (bad input, or a size guard hit)."""
 
 
+def resolved_scenario(scenario) -> dict:
+    """A Scenario's resolved dict, or a scenario dict as it is."""
+    if hasattr(scenario, "resolved") and callable(scenario.resolved):
+        scenario = scenario.resolved()
+    if not isinstance(scenario, dict):
+        raise NumError(f"expected a Scenario or a scenario dict, not {type(scenario).__name__}")
+    return scenario
+
+
 # ---------------------------------------------------------------- neighbourhoods
 
 

@@ -184,12 +184,9 @@ def model_from_scenario(scenario: Any, coding: str = "cope", **model_opts: Any) 
     the shortest path as ncmesh routes it (hop count, or ETX with routing.metric = "etx"
     on a link table; ties to the lower node id). `model_opts` go to `NumModel`.
     """
-    from .graph import Radio, shortest_path
+    from .graph import Radio, resolved_scenario, shortest_path
 
-    if hasattr(scenario, "resolved") and callable(scenario.resolved):
-        scenario = scenario.resolved()
-    if not isinstance(scenario, dict):
-        raise NumError(f"expected a Scenario or a scenario dict, not {type(scenario).__name__}")
+    scenario = resolved_scenario(scenario)
     nodes = scenario.get("nodes") or []
     flows = scenario.get("flows") or []
     if not nodes or not flows:
