@@ -4,7 +4,7 @@
 use super::{SchemeCx, SchemeOut};
 use crate::engine::{Rng, StreamPurpose, Time};
 use crate::mobility::positions_at;
-use crate::net::{NodeId, Routes};
+use crate::net::{NextHop, NodeId, Routes};
 use crate::phy::loss::LossModel;
 use crate::phy::Channel;
 use crate::scenario::{build, BuildOptions};
@@ -15,6 +15,11 @@ pub(crate) struct Bench {
     pub(crate) loss: LossModel,
     pub(crate) rng: Rng,
     pub(crate) capacity: usize,
+}
+
+/// A one-hop route to `node`, as the network layer hands it to `enqueue`.
+pub(crate) fn hop(node: NodeId) -> [NextHop; 1] {
+    [NextHop { node, cost: 1.0 }]
 }
 
 impl Bench {

@@ -45,7 +45,8 @@ fn s(v: &str) -> String {
 }
 
 /// The serde name of a unit enum value ("802.11b", "range", ...).
-fn name<T: serde::Serialize>(v: &T) -> String {
+/// An enum value as its TOML string (its serde name, quoted).
+pub(crate) fn name<T: serde::Serialize>(v: &T) -> String {
     s(serde_json::to_value(v)
         .ok()
         .and_then(|x| x.as_str().map(String::from))

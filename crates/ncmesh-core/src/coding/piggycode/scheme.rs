@@ -424,7 +424,7 @@ impl CodingScheme for PiggyScheme {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coding::bench::Bench;
+    use crate::coding::bench::{hop, Bench};
     use crate::coding::SchemeOut;
     use crate::engine::MILLIS;
     use crate::net::L4;
@@ -455,10 +455,6 @@ mod tests {
 
     fn ack(uid: u64) -> Packet {
         tcp(uid, 2, 0, 0)
-    }
-
-    fn hop(node: NodeId) -> [NextHop; 1] {
-        [NextHop { node, cost: 1.0 }]
     }
 
     /// Relay 1 of a 2-hop chain receives `p` from `from` (as the MAC would hand it up).

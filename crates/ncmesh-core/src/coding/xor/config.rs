@@ -6,7 +6,7 @@ use super::timing::Timing;
 use super::XorParams;
 use crate::engine::secs;
 use crate::scenario::check::*;
-use crate::scenario::emit::toml_float;
+use crate::scenario::emit::{name, toml_float};
 use serde::{Deserialize, Serialize};
 
 /// The XOR-coding family's parameters (COPE, Encode Once, BFLY; NCAQM runs inside it).
@@ -162,23 +162,14 @@ impl XorCfg {
         kv("control_delay_s", toml_float(self.control_delay_s));
         kv("report_interval_s", toml_float(self.report_interval_s));
         kv("ack_timeout_s", toml_float(self.ack_timeout_s));
-        kv("ack_timer", timing(self.ack_timer));
+        kv("ack_timer", name(&self.ack_timer));
         kv("ordering_timeout_s", toml_float(self.ordering_timeout_s));
-        kv("ordering_hold", timing(self.ordering_hold));
+        kv("ordering_hold", name(&self.ordering_hold));
         kv("timer_floor_s", toml_float(self.timer_floor_s));
         kv("max_retransmissions", self.max_retransmissions.to_string());
         kv("max_code", self.max_code.to_string());
         kv("two_hop", self.two_hop.to_string());
     }
-}
-
-/// A timing as a TOML string.
-fn timing(t: Timing) -> String {
-    match t {
-        Timing::Fixed => "\"fixed\"",
-        Timing::Adaptive => "\"adaptive\"",
-    }
-    .to_string()
 }
 
 #[cfg(test)]

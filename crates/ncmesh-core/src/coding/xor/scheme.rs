@@ -202,8 +202,14 @@ impl XorScheme {
         let mut h = XorHeader::default();
         let mut packets: SmallVec<[Packet; 1]> = SmallVec::new();
         let mut intended: SmallVec<[NodeId; 4]> = SmallVec::new();
-        // Each native's next hop, in frame order (padding, already acknowledged, aside).
-        let mut intended_of: SmallVec<[NodeId; 4]> = SmallVec::new();
+        // Pseudo-broadcast (COPE §4): unicast to one next hop, the others listed in the
+        // XOR header overhear. A TCP data segment gets the MAC's protection (ACK and
+        // retries) over a TCP ACK beside it, as PiggyCode does (Takimoto et al. §II);
+        // padding, already acknowledged, never does.
+        let data_hop = code
+            .iter()
+            .find(|n| n.pkt.tcp().is_some_and(|t| t.len > 0))
+            .map(|n| n.next_hop);
         self.in_flight.clear();
         let mut longest = 0;
         for mut n in code {
@@ -222,7 +228,6 @@ impl XorScheme {
             if !intended.contains(&n.next_hop) {
                 intended.push(n.next_hop);
             }
-            intended_of.push(n.next_hop);
             longest = longest.max(n.pkt.ip_bytes);
             // COPE keeps what it sends: a neighbour's code may XOR it back out.
             self.pool.insert(now, &n.pkt);
@@ -250,16 +255,8 @@ impl XorScheme {
         let coded_payload = (coded && packets.iter().any(|p| p.payload.is_some()))
             .then(|| payload::xor_all(packets.iter().map(|p| p.payload.as_deref())));
         let padding = h.padding.len() as u8;
-        // Pseudo-broadcast (COPE §4): unicast to one next hop, the others listed in the
-        // XOR header overhear. A TCP data segment gets the MAC's protection (ACK and
-        // retries) over a TCP ACK beside it, as PiggyCode does (Takimoto et al. §II).
-        let mac_rx = packets
-            .iter()
-            .zip(&intended_of)
-            .find(|(p, _)| p.tcp().is_some_and(|t| t.len > 0))
-            .map_or(intended[0], |(_, &nh)| nh);
         OutFrame {
-            mac_rx,
+            mac_rx: data_hop.unwrap_or(intended[0]),
             body: Body {
                 intended,
                 packets,
@@ -661,7 +658,7 @@ impl CodingScheme for XorScheme {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coding::bench::Bench;
+    use crate::coding::bench::{hop, Bench};
     use crate::coding::SchemeOut;
     use crate::engine::MILLIS;
     use crate::net::L4;
@@ -706,6 +703,13 @@ mod tests {
         }
     }
 
+    /// A control frame whose header acknowledges `uid` to `to`.
+    fn ack(to: NodeId, uid: u64) -> Body {
+        let mut h = XorHeader::default();
+        h.acks.push((to, uid));
+        frame(h, &[])
+    }
+
     fn rx(
         b: &mut Bench,
         s: &mut XorScheme,
@@ -745,43 +749,33 @@ mod tests {
 
     /// The middle node gets XOR(p0, p1) from the coding node, forwards it, and the
     /// frame leaves; sink 5 acknowledges p1. Returns the bench, the scheme and p0.
-    fn forwarded_xor() -> (Bench, XorScheme, Packet) {
+    /// The middle node gets XOR(p0, p1) from the coding node at t = 0 and queues both
+    /// natives for their sinks (4 and 5). Returns the bench, the scheme, p0 and p1.
+    fn xor_at_middle() -> (Bench, XorScheme, Packet, Packet) {
         let mut b = Bench::new("butterfly", &BuildOptions::new());
         let mut s = bfly();
         let (p0, p1) = (seg(10, 0, 0, 4), seg(11, 1, 1, 5));
         let mut h = XorHeader::default();
         h.next_hops.extend([MIDDLE, MIDDLE]);
         h.decoders.extend([4, 5]);
-        let out = rx(
-            &mut b,
-            &mut s,
-            0,
-            2,
-            &frame(h, &[p0.clone(), p1.clone()]),
-            true,
-        );
+        let xor = frame(h, &[p0.clone(), p1.clone()]);
+        let out = rx(&mut b, &mut s, 0, 2, &xor, true);
         assert_eq!(out.deliver.len(), 2, "both natives go on undecoded");
         for (p, sink) in [(p0.clone(), 4), (p1.clone(), 5)] {
-            b.call(MIDDLE, 0, |cx| {
-                s.enqueue(
-                    cx,
-                    p,
-                    &[NextHop {
-                        node: sink,
-                        cost: 1.0,
-                    }],
-                )
-            });
+            b.call(MIDDLE, 0, |cx| s.enqueue(cx, p, &hop(sink)));
         }
+        (b, s, p0, p1)
+    }
+
+    fn forwarded_xor() -> (Bench, XorScheme, Packet) {
+        let (mut b, mut s, p0, p1) = xor_at_middle();
         let f = b.call(MIDDLE, MILLIS, |cx| {
             let f = s.poll_transmit(cx).expect("the XOR goes out");
             assert_eq!(f.body.packets.len(), 2);
             s.handle_outcome(cx, f, TxOutcome::Delivered);
         });
         assert_eq!(f.handed_over, 0, "handed over only when the sinks ack");
-        let mut h = XorHeader::default();
-        h.acks.push((MIDDLE, p1.uid));
-        rx(&mut b, &mut s, 10 * MILLIS, 5, &frame(h, &[]), false);
+        rx(&mut b, &mut s, 10 * MILLIS, 5, &ack(MIDDLE, p1.uid), false);
         (b, s, p0)
     }
 
@@ -834,6 +828,13 @@ mod tests {
         assert_eq!(s.counters.decode_failures, 1);
     }
 
+    /// Alice-and-Bob's relay (node 1) receives `p` from `from` at `t` and queues it for
+    /// `to`.
+    fn relay(b: &mut Bench, s: &mut XorScheme, t: Time, from: NodeId, to: NodeId, p: Packet) {
+        rx_at(b, s, 1, t, from, &Body::native(p.clone(), 1), true);
+        b.call(1, t, |cx| s.enqueue(cx, p, &hop(to)));
+    }
+
     #[test]
     fn a_code_of_data_and_an_ack_is_unicast_to_the_datas_next_hop() {
         // Alice-and-Bob: A = 0, relay 1, B = 2. The relay holds B's TCP ACK (for A)
@@ -851,25 +852,7 @@ mod tests {
         };
         let data = seg(2, 0, 0, 2);
         for (p, from, to) in [(ack, 2, 0), (data, 0, 2)] {
-            rx_at(
-                &mut b,
-                &mut s,
-                1,
-                0,
-                from,
-                &Body::native(p.clone(), 1),
-                true,
-            );
-            b.call(1, 0, |cx| {
-                s.enqueue(
-                    cx,
-                    p,
-                    &[NextHop {
-                        node: to,
-                        cost: 1.0,
-                    }],
-                )
-            });
+            relay(&mut b, &mut s, 0, from, to, p);
         }
         b.call(1, MILLIS, |cx| {
             let f = s.poll_transmit(cx).expect("a frame");
@@ -883,27 +866,7 @@ mod tests {
     fn a_two_hop_code_that_outlived_the_sinks_pools_is_dropped_not_sent() {
         // The middle node holds XOR(p0, p1) from t = 0 and gets to send it at `at`.
         let send_at = |at: Time| {
-            let mut b = Bench::new("butterfly", &BuildOptions::new());
-            let mut s = bfly();
-            let (p0, p1) = (seg(10, 0, 0, 4), seg(11, 1, 1, 5));
-            let mut h = XorHeader::default();
-            h.next_hops.extend([MIDDLE, MIDDLE]);
-            h.decoders.extend([4, 5]);
-            rx(
-                &mut b,
-                &mut s,
-                0,
-                2,
-                &frame(h, &[p0.clone(), p1.clone()]),
-                true,
-            );
-            for (p, sink) in [(p0, 4), (p1, 5)] {
-                let hop = [NextHop {
-                    node: sink,
-                    cost: 1.0,
-                }];
-                b.call(MIDDLE, 0, |cx| s.enqueue(cx, p, &hop));
-            }
+            let (mut b, mut s, ..) = xor_at_middle();
             let mut sent = false;
             let out = b.call(MIDDLE, at, |cx| sent = s.poll_transmit(cx).is_some());
             (
@@ -935,17 +898,7 @@ mod tests {
             let t = k * 100 * MILLIS;
             let (pa, pb) = (seg(2 * k, 0, 0, 2), seg(2 * k + 1, 1, 2, 0));
             for (p, from, to) in [(pa.clone(), 0, 2), (pb.clone(), 2, 0)] {
-                rx_at(b, s, 1, t, from, &Body::native(p.clone(), 1), true);
-                b.call(1, t, |cx| {
-                    s.enqueue(
-                        cx,
-                        p,
-                        &[NextHop {
-                            node: to,
-                            cost: 1.0,
-                        }],
-                    )
-                });
+                relay(b, s, t, from, to, p);
             }
             b.call(1, t, |cx| {
                 let f = s.poll_transmit(cx).expect("a code");
@@ -954,24 +907,7 @@ mod tests {
             });
             if let Some(d) = ack_after {
                 for (nb, p) in [(2, &pa), (0, &pb)] {
-                    let mut h = XorHeader::default();
-                    h.acks.push((1, p.uid));
-                    let body = Body {
-                        header: Some(Arc::new(h)),
-                        ..Body::native(seg(999, 9, nb, 1), 1)
-                    };
-                    rx_at(
-                        b,
-                        s,
-                        1,
-                        t + d,
-                        nb,
-                        &Body {
-                            packets: SmallVec::new(),
-                            ..body
-                        },
-                        false,
-                    );
+                    rx_at(b, s, 1, t + d, nb, &ack(1, p.uid), false);
                 }
             }
         };
@@ -989,14 +925,16 @@ mod tests {
         // The late acks take them out: nothing is sent twice, both are handed over.
         let mut handed = 0;
         for (nb, uid) in [(2, 60), (0, 61)] {
-            let mut h = XorHeader::default();
-            h.acks.push((1, uid));
-            let body = Body {
-                header: Some(Arc::new(h)),
-                packets: SmallVec::new(),
-                ..Body::native(seg(999, 9, nb, 1), 1)
-            };
-            handed += rx_at(&mut b, &mut s, 1, sent + rto + MILLIS, nb, &body, false).handed_over;
+            let out = rx_at(
+                &mut b,
+                &mut s,
+                1,
+                sent + rto + MILLIS,
+                nb,
+                &ack(1, uid),
+                false,
+            );
+            handed += out.handed_over;
         }
         assert_eq!(handed, 2);
         assert_eq!(s.queue.packets(), 0);

@@ -332,19 +332,14 @@ mod tests {
         BuildOptions::from(v.as_object().unwrap().clone())
     }
 
-    const OPTIONS: &[&str] = &[
-        "rows",
-        "cols",
-        "cell",
-        "pair_prob",
-        "neighbours",
-        "arrival_rate",
-        "lifetime",
-    ];
-
     /// The checked options and the draws of a cell grid built with `v`.
     fn drawn(v: serde_json::Value) -> (CellOpts, Common, Built) {
-        let o = Opts::new("cell-grid", OPTIONS, &opts(v)).unwrap();
+        let o = Opts::new(
+            "cell-grid",
+            super::super::kind_options("cell-grid"),
+            &opts(v),
+        )
+        .unwrap();
         let c = common(&o).unwrap();
         let p = parse(&o, &c, 250.0).unwrap();
         let b = draw(&p, &c).unwrap();

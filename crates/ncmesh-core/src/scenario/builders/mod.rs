@@ -150,6 +150,15 @@ pub fn build_kind_help() -> impl Iterator<Item = (&'static str, &'static str)> {
     KINDS.iter().map(|k| (k.name, k.help))
 }
 
+/// The options builder kind `name` takes (its row of the table), for tests.
+#[cfg(test)]
+pub(super) fn kind_options(name: &str) -> &'static [&'static str] {
+    KINDS
+        .iter()
+        .find(|k| k.name == name)
+        .map_or(&[], |k| k.options)
+}
+
 /// Build a scenario of the given kind (see [`build_kinds`]); the result is validated.
 pub fn build(kind: &str, opts: &BuildOptions) -> Result<Scenario, ScenarioError> {
     let k = kind.trim().to_ascii_lowercase().replace('_', "-");
