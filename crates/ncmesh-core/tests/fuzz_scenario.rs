@@ -344,7 +344,7 @@ fn set_leaf(v: &mut Value, path: &[String], new: Value) {
 /// A plausible value of the same type as `old`: most mutated scenarios stay valid, so
 /// that odd but legal combinations reach the simulator's build.
 fn nudge(old: &Value, pick: u32, scale: f64) -> Value {
-    const WORDS: [&str; 16] = [
+    const WORDS: [&str; 17] = [
         "range",
         "tworay",
         "shadowing",
@@ -360,6 +360,7 @@ fn nudge(old: &Value, pick: u32, scale: f64) -> Value {
         "few",
         "ap",
         "nc-aware",
+        "vegas",
         "all",
     ];
     match old {

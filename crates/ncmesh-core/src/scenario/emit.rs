@@ -239,6 +239,10 @@ pub fn to_toml(sc: &Scenario) -> String {
     }
     o.push_str("# variant = \"nc-aware\"\n");
     kv(&mut o, "nc_lambda", f(c.nc_lambda));
+    o.push_str("# variant = \"vegas\" (segments)\n");
+    kv(&mut o, "vegas_alpha", c.vegas_alpha.to_string());
+    kv(&mut o, "vegas_beta", c.vegas_beta.to_string());
+    kv(&mut o, "vegas_gamma", c.vegas_gamma.to_string());
 
     o.push_str("\n[scheme]\n");
     crate::coding::registry::emit(&sc.scheme, &mut o, s);

@@ -420,6 +420,11 @@ pub enum TcpVariant {
     /// `nc_lambda`.
     #[serde(rename = "nc-aware")]
     NcAware,
+    /// TCP Vegas (Brakmo & Peterson 1994, as ns-2's agent): once per RTT, the segments
+    /// queued in the network, (expected - actual rate) x baseRTT, keep the window
+    /// between `vegas_alpha` and `vegas_beta`; slow start doubles every other RTT and
+    /// ends above `vegas_gamma`.
+    Vegas,
 }
 
 /// TCP-AP's variation term: which spread of the recent samples stands for covRTT in
@@ -501,6 +506,14 @@ pub struct TcpCfg {
     /// `"nc-aware"`: factor lambda on TCP-AP's rate interval, r_new = lambda r_old (Xu
     /// et al. eq. 4); > 0 (< 1 sends faster).
     pub nc_lambda: f64,
+    /// `"vegas"`: below this many segments queued in the network, congestion avoidance
+    /// grows the window by one segment per RTT.
+    pub vegas_alpha: u32,
+    /// `"vegas"`: above this many it shrinks the window by one segment per RTT;
+    /// >= vegas_alpha.
+    pub vegas_beta: u32,
+    /// `"vegas"`: above this many slow start ends.
+    pub vegas_gamma: u32,
 }
 
 impl Default for TcpCfg {
@@ -529,6 +542,9 @@ impl Default for TcpCfg {
             ap_initial_interval_s: 0.05,
             ap_link_rate_mbps: None,
             nc_lambda: 0.2,
+            vegas_alpha: 1,
+            vegas_beta: 3,
+            vegas_gamma: 1,
         }
     }
 }

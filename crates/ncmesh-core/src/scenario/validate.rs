@@ -466,6 +466,13 @@ fn tcp(c: &TcpCfg) -> R {
         positive("tcp.ap_link_rate_mbps", r, "Mbit/s")?;
     }
     positive("tcp.nc_lambda", c.nc_lambda, "")?;
+    if c.vegas_beta < c.vegas_alpha {
+        return Err(not_allowed(
+            "tcp.vegas_beta",
+            c.vegas_beta,
+            &format!("at least vegas_alpha ({}) segments", c.vegas_alpha),
+        ));
+    }
     Ok(())
 }
 

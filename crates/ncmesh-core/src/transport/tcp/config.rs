@@ -1,6 +1,7 @@
 //! TCP parameters in simulator units (bytes, nanoseconds).
 
 use super::ap::ApParams;
+use super::vegas::VegasParams;
 use crate::engine::{secs, Time};
 use crate::scenario::schema::{TcpCfg, TcpVariant};
 
@@ -42,6 +43,8 @@ pub struct TcpConfig {
     pub ap: ApParams,
     /// Network-coding-aware TCP: factor on TCP-AP's rate interval (Xu et al. eq. 4).
     pub nc_lambda: f64,
+    /// TCP Vegas's thresholds, segments.
+    pub vegas: VegasParams,
     /// Hops of the connection's path, for TCP-AP's 4HPD estimate. The scenario does
     /// not set it; the simulator passes the route length with
     /// [`super::TcpSender::set_path_hops`]. `None` means [`DEFAULT_PATH_HOPS`].
@@ -82,6 +85,11 @@ impl TcpConfig {
             } else {
                 1.0
             },
+            vegas: VegasParams {
+                alpha: c.vegas_alpha,
+                beta: c.vegas_beta.max(c.vegas_alpha),
+                gamma: c.vegas_gamma,
+            },
             hops: None,
         }
     }
@@ -103,7 +111,7 @@ mod tests {
     use super::*;
     use crate::engine::{MILLIS, SECOND};
     use crate::scenario::schema::ApVariation;
-    use crate::transport::tcp::ApParams;
+    use crate::transport::tcp::{ApParams, VegasParams};
 
     #[test]
     fn converts_seconds_to_nanoseconds() {
@@ -142,6 +150,7 @@ mod tests {
             ("few", TcpVariant::Few),
             ("ap", TcpVariant::Ap),
             ("nc-aware", TcpVariant::NcAware),
+            ("vegas", TcpVariant::Vegas),
         ] {
             let s = parse_toml(&scenario(&format!("variant = \"{name}\""))).unwrap();
             assert_eq!(s.tcp.variant, v);
@@ -151,7 +160,8 @@ mod tests {
             "variant = \"nc-aware\"\nfew_alpha = 0.5\nap_reuse_hops = 3\nap_smoothing = 0.5\n\
              ap_history = 20\nap_cov_factor = 1.5\nap_variation = \"cov-rtt\"\n\
              ap_delay_bound_s = 0.25\n\
-             ap_initial_interval_s = 0.02\nap_link_rate_mbps = 11\nnc_lambda = 0.4",
+             ap_initial_interval_s = 0.02\nap_link_rate_mbps = 11\nnc_lambda = 0.4\n\
+             vegas_alpha = 28\nvegas_beta = 30\nvegas_gamma = 2",
         ))
         .unwrap();
         assert_eq!(parse_toml(&to_toml(&s)).unwrap(), s);
@@ -159,6 +169,15 @@ mod tests {
         assert_eq!(t.few_alpha, 0.5);
         assert_eq!(t.nc_lambda, 0.4);
         assert_eq!(t.hops, None);
+        // Sundararajan et al.'s TCP/NC Vegas thresholds.
+        assert_eq!(
+            t.vegas,
+            VegasParams {
+                alpha: 28,
+                beta: 30,
+                gamma: 2
+            }
+        );
         assert_eq!(
             t.ap,
             ApParams {
@@ -175,6 +194,7 @@ mod tests {
         // Defaults: the ns-2 TCP-AP agent's and Xu et al.'s.
         let d = TcpConfig::default();
         assert_eq!((d.few_alpha, d.nc_lambda), (0.01, 0.2));
+        assert_eq!(d.vegas, VegasParams::default(), "ns-2's 1, 3, 1");
         assert_eq!(
             d.ap,
             ApParams {
@@ -207,6 +227,8 @@ mod tests {
             ("ap_link_rate_mbps = 0", "tcp.ap_link_rate_mbps"),
             ("nc_lambda = 0", "tcp.nc_lambda"),
             ("nc_lambda = nan", "tcp.nc_lambda"),
+            ("vegas_alpha = 4\nvegas_beta = 3", "tcp.vegas_beta"),
+            ("vegas_gamma = -1", "tcp.vegas_gamma"),
             ("variant = \"ncaware\"", "tcp.variant"),
         ] {
             let e = parse_toml(&scenario(text)).unwrap_err();

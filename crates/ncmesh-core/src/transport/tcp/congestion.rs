@@ -6,12 +6,14 @@
 //! after a timeout, and (for rate-based variants) when the next segment may leave.
 //! Variants that only change these rules are a new struct plus an arm in
 //! [`CcAlgorithm`]; the sender does not change. Implemented: [`Reno`] (RFC 5681, the
-//! `newreno` variant), [`Few`] (TCP-FeW's fractional growth) and [`Ap`] (TCP-AP's
-//! pacing, and the network-coding-aware variant of Xu et al.).
+//! `newreno` variant), [`Few`] (TCP-FeW's fractional growth), [`Ap`] (TCP-AP's
+//! pacing, and the network-coding-aware variant of Xu et al.) and [`Vegas`] (TCP Vegas,
+//! ns-2's agent).
 
 use super::ap::Ap;
 use super::config::{TcpConfig, DEFAULT_PATH_HOPS};
 use super::few::Few;
+use super::vegas::Vegas;
 use crate::engine::Time;
 use crate::scenario::schema::TcpVariant;
 
@@ -55,6 +57,22 @@ pub trait CongestionControl {
     fn ssthresh_after_loss(&self, w: &Window, flight: u64) -> u64 {
         (flight / 2).max(2 * w.smss)
     }
+
+    /// ssthresh on entering fast retransmit / recovery on duplicate ACKs, with `flight`
+    /// bytes outstanding; `head_retransmitted`: the segment at the cumulative ACK had
+    /// been sent more than once. Default: [`Self::ssthresh_after_loss`].
+    fn ssthresh_after_dupacks(&self, w: &Window, flight: u64, _head_retransmitted: bool) -> u64 {
+        self.ssthresh_after_loss(w, flight)
+    }
+
+    /// Loss recovery (NewReno or SACK) ended; the sender has set the window by its
+    /// rule, which the variant may adjust.
+    fn on_recovery_exit(&mut self, _w: &mut Window) {}
+
+    /// A new cumulative ACK `ack` arrived, in any recovery state, before any RTT sample
+    /// it gives and before [`Self::on_ack`] (called only outside recovery); `snd_nxt` is
+    /// the next byte to send. For variants that reason per round trip (Vegas).
+    fn on_cumulative_ack(&mut self, _w: &Window, _now: Time, _ack: u64, _snd_nxt: u64) {}
 
     /// cwnd after a retransmission timeout: RFC 5681 section 3.1 loss window, one SMSS.
     fn loss_window(&self, w: &Window) -> u64 {
@@ -131,6 +149,8 @@ pub enum CcAlgorithm {
     /// TCP-AP, and with a rate-interval factor other than 1 the network-coding-aware
     /// variant ([`Ap`]).
     Ap(Ap),
+    /// TCP Vegas ([`Vegas`]).
+    Vegas(Vegas),
 }
 
 impl CcAlgorithm {
@@ -154,6 +174,7 @@ impl CcAlgorithm {
             TcpVariant::NcAware => {
                 CcAlgorithm::Ap(Ap::new(cfg.ap.clone(), cfg.nc_lambda, smss, hops))
             }
+            TcpVariant::Vegas => CcAlgorithm::Vegas(Vegas::new(cfg.vegas, smss)),
         }
     }
 
@@ -162,6 +183,7 @@ impl CcAlgorithm {
             CcAlgorithm::Reno(c) => c,
             CcAlgorithm::Few(c) => c,
             CcAlgorithm::Ap(c) => c,
+            CcAlgorithm::Vegas(c) => c,
         }
     }
 
@@ -170,6 +192,7 @@ impl CcAlgorithm {
             CcAlgorithm::Reno(c) => c,
             CcAlgorithm::Few(c) => c,
             CcAlgorithm::Ap(c) => c,
+            CcAlgorithm::Vegas(c) => c,
         }
     }
 }
@@ -180,6 +203,16 @@ impl CongestionControl for CcAlgorithm {
     }
     fn ssthresh_after_loss(&self, w: &Window, flight: u64) -> u64 {
         self.inner().ssthresh_after_loss(w, flight)
+    }
+    fn ssthresh_after_dupacks(&self, w: &Window, flight: u64, head_retransmitted: bool) -> u64 {
+        self.inner()
+            .ssthresh_after_dupacks(w, flight, head_retransmitted)
+    }
+    fn on_recovery_exit(&mut self, w: &mut Window) {
+        self.inner_mut().on_recovery_exit(w)
+    }
+    fn on_cumulative_ack(&mut self, w: &Window, now: Time, ack: u64, snd_nxt: u64) {
+        self.inner_mut().on_cumulative_ack(w, now, ack, snd_nxt)
     }
     fn loss_window(&self, w: &Window) -> u64 {
         self.inner().loss_window(w)
@@ -213,6 +246,7 @@ impl CongestionControl for CcAlgorithm {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::tcp::VegasParams;
 
     const MSS: u64 = 1000;
 
@@ -298,6 +332,24 @@ mod tests {
         }
         match CcAlgorithm::from_config(&cfg(TcpVariant::NcAware)) {
             CcAlgorithm::Ap(a) => assert_eq!((a.lambda(), a.hops()), (0.25, 6)),
+            other => panic!("{other:?}"),
+        }
+        match CcAlgorithm::from_config(&TcpConfig {
+            vegas: VegasParams {
+                alpha: 28,
+                beta: 30,
+                gamma: 2,
+            },
+            ..cfg(TcpVariant::Vegas)
+        }) {
+            CcAlgorithm::Vegas(v) => assert_eq!(
+                v.params(),
+                VegasParams {
+                    alpha: 28,
+                    beta: 30,
+                    gamma: 2
+                }
+            ),
             other => panic!("{other:?}"),
         }
         match CcAlgorithm::new(TcpVariant::NcAware) {

@@ -536,6 +536,7 @@ fn all_variants_repair_losses_deterministically() {
         TcpVariant::Few,
         TcpVariant::Ap,
         TcpVariant::NcAware,
+        TcpVariant::Vegas,
     ] {
         for sack in [false, true] {
             let run = || {
@@ -590,4 +591,57 @@ fn newreno_partial_acks_work_under_pacing() {
         (0, 1, 3)
     );
     recovery_episode(&p);
+}
+
+/// Segments ahead of each data segment sent after `from` at the bottleneck (waiting or
+/// being sent) when it reaches it, replayed from the sending log.
+fn bottleneck_backlog(p: &Pipe, tx_time: Time, from: Time) -> Vec<u64> {
+    let mut free = 0;
+    let mut out = Vec::new();
+    for &(t, _, dropped) in &p.sent {
+        if dropped {
+            continue;
+        }
+        let depart = t.max(free) + tx_time;
+        free = depart;
+        if t >= from {
+            out.push((depart - t).div_ceil(tx_time) - 1);
+        }
+    }
+    out
+}
+
+#[test]
+fn vegas_keeps_its_queue_between_alpha_and_beta_on_a_clean_path() {
+    // A 100 segments/s bottleneck and 100 ms of propagation round trip: a pipe of
+    // about 11 segments. Vegas (alpha 1, beta 3) settles with 1-3 segments queued at
+    // the bottleneck and the link busy; NewReno fills the queue up to the receiver
+    // window.
+    let tx = 10 * MILLIS;
+    let run = |variant| {
+        let mut p = Pipe::new(
+            &variant_cfg(variant, false, false),
+            50 * MILLIS,
+            tx,
+            u64::MAX,
+        );
+        p.run(60 * SECOND);
+        p
+    };
+    let vegas = run(TcpVariant::Vegas);
+    let backlog = bottleneck_backlog(&vegas, tx, 20 * SECOND);
+    let mean = backlog.iter().sum::<u64>() as f64 / backlog.len() as f64;
+    let (lo, hi) = (backlog.iter().min().unwrap(), backlog.iter().max().unwrap());
+    assert!((1.0..=3.0).contains(&mean), "mean queue {mean:.2} segments");
+    assert!(*lo >= 1 && *hi <= 3, "queue ranged {lo}..{hi} segments");
+    assert_eq!(vegas.snd.stats().retransmissions, 0);
+    // The link stays busy: over 95 % of its 100 segments/s in the last 40 s.
+    let sent = backlog.len() as f64 / 40.0;
+    assert!(sent > 95.0, "{sent:.1} segments/s");
+    let reno = run(TcpVariant::Newreno);
+    let reno_max = *bottleneck_backlog(&reno, tx, 20 * SECOND)
+        .iter()
+        .max()
+        .unwrap();
+    assert!(reno_max > 50, "NewReno queue peaked at {reno_max}");
 }

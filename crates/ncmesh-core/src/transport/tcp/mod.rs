@@ -9,10 +9,10 @@
 //! (RFC 6582) or, with `sack`, SACK-based (RFC 2018, RFC 6675); the RTO follows
 //! RFC 6298; window growth (RFC 5681) sits behind [`CongestionControl`] so other
 //! variants replace it: TCP-FeW ([`few`]), TCP-AP and network-coding-aware TCP
-//! ([`ap`], rate pacing).
+//! ([`ap`], rate pacing), TCP Vegas ([`vegas`]).
 //!
 //! One concept per file: [`segment`] (header), [`config`], [`rtt`] (RFC 6298),
-//! [`congestion`] (the variant seam and RFC 5681 growth), [`few`], [`ap`],
+//! [`congestion`] (the variant seam and RFC 5681 growth), [`few`], [`ap`], [`vegas`],
 //! [`scoreboard`] (SACK scoreboard, RFC 6675 helpers), [`sender`], [`receiver`].
 
 pub mod ap;
@@ -24,6 +24,7 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod segment;
 pub mod sender;
+pub mod vegas;
 
 #[cfg(test)]
 mod harness;
@@ -37,3 +38,4 @@ pub use rtt::RttEstimator;
 pub use scoreboard::Scoreboard;
 pub use segment::{SackBlock, TcpHeader, MAX_SACK_BLOCKS, TCP_HEADER_BYTES};
 pub use sender::{RecoveryState, TcpSender, TcpSenderStats};
+pub use vegas::{Vegas, VegasParams};

@@ -204,6 +204,8 @@ impl TcpSender {
     fn on_new_ack(&mut self, now: Time, ack: u64, newly_sacked: bool) {
         let acked = ack - self.snd_una;
         self.stats.bytes_acked += acked;
+        self.cc
+            .on_cumulative_ack(&self.win, now, ack, self.snd_nxt.max(ack));
         // RFC 6298 section 3 (Karn): `timed` is cleared on any retransmission, so a
         // sample here always comes from a segment sent exactly once.
         if let Some((seq, sent)) = self.timed {
@@ -248,6 +250,7 @@ impl TcpSender {
                 let flight = self.snd_max - self.snd_una;
                 self.win.cwnd = self.win.ssthresh.min(flight.max(self.smss) + self.smss);
                 self.leave_recovery();
+                self.cc.on_recovery_exit(&mut self.win);
             }
             RecoveryState::FastRecovery => {
                 // RFC 6582 section 3.2 step 3, partial ACK: retransmit the first
@@ -270,6 +273,7 @@ impl TcpSender {
                 // cwnd stays at the ssthresh set on entry; scoreboard data above
                 // the ACK is kept.
                 self.leave_recovery();
+                self.cc.on_recovery_exit(&mut self.win);
             }
             RecoveryState::SackRecovery => {
                 // RFC 6675 (B): pipe is recomputed on demand; nothing to store.
@@ -321,7 +325,9 @@ impl TcpSender {
     fn enter_fast_recovery(&mut self, now: Time) {
         self.recover = self.snd_max;
         let flight = self.snd_max - self.snd_una;
-        self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight);
+        self.win.ssthresh =
+            self.cc
+                .ssthresh_after_dupacks(&self.win, flight, self.head_retransmitted());
         // Artificial inflation by the segments that have left the network.
         self.win.cwnd = self.win.ssthresh + self.dupthresh as u64 * self.smss;
         self.recovery = RecoveryState::FastRecovery;
@@ -333,9 +339,12 @@ impl TcpSender {
     fn enter_sack_recovery(&mut self, now: Time) {
         // (4.1) RecoveryPoint = HighData.
         self.recover = self.snd_max;
-        // (4.2) ssthresh = cwnd = FlightSize / 2 (with RFC 5681's floor).
+        // (4.2) ssthresh = cwnd = FlightSize / 2 (with RFC 5681's floor; the variant's
+        // rule for a loss found by duplicate ACKs).
         let flight = self.snd_max - self.snd_una;
-        self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight);
+        self.win.ssthresh =
+            self.cc
+                .ssthresh_after_dupacks(&self.win, flight, self.head_retransmitted());
         self.win.cwnd = self.win.ssthresh;
         // (4.3) retransmit the first segment; HighRxt and RescueRxt point past it.
         let end = self.snd_una + self.head_len();
@@ -343,6 +352,15 @@ impl TcpSender {
         self.rescue_rxt = Some(end);
         self.recovery = RecoveryState::SackRecovery;
         self.begin_recovery(now);
+    }
+
+    /// Whether the segment at snd_una was sent more than once (known only with the
+    /// transmission log of [`CongestionControl::wants_ack_rtt`]).
+    fn head_retransmitted(&self) -> bool {
+        let head_end = self.snd_una + self.head_len();
+        self.tx_log
+            .as_ref()
+            .is_some_and(|log| log.iter().any(|&(end, _, rtx)| rtx && end <= head_end))
     }
 
     fn begin_recovery(&mut self, now: Time) {
