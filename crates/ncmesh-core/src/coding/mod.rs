@@ -25,6 +25,7 @@ pub mod body;
 pub mod combocoding;
 pub mod cx;
 pub mod flow;
+pub mod more;
 pub mod ncaqm;
 pub mod passthrough;
 pub mod piggycode;

@@ -1,0 +1,222 @@
+//! MORE's forwarder plan (Chachulski, Jennings, Katti & Katabi, SIGCOMM 2007, §4.4 and
+//! its appendix): which nodes forward a flow's batches and how many coded packets each
+//! sends per packet it hears from upstream.
+//!
+//! The candidates are ordered by ETX distance to the destination, closest first (the
+//! destination is index 0, the source the last). With ε(i, j) the loss from i to j and
+//! "closer" meaning a smaller index:
+//!
+//! ```text
+//! z_src = 1 / (1 - Π_{k closer than src} ε(src, k))            (L_src = 1 packet)
+//! L_j   = Σ_{i farther than j} z_i (1 - ε(i, j)) Π_{k closer than j} ε(i, k)
+//! z_j   = L_j / (1 - Π_{k closer than j} ε(j, k))
+//! TX_credit_j = z_j / Σ_{i farther than j} z_i (1 - ε(i, j))
+//! ```
+//!
+//! z_j is j's expected transmissions per source packet: it forwards the packets that it
+//! heard from upstream and no node closer to the destination heard, and sends each
+//! until some closer node has it. The credit spreads z_j over the packets j hears from
+//! upstream. Forwarders expected to make less than a share (10 %) of all the
+//! transmissions are pruned and the plan recomputed without them (§4.4).
+
+use crate::net::NodeId;
+
+/// A flow's forwarders and their credits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForwarderPlan {
+    /// The kept nodes, closest to the destination first: the destination first, the
+    /// source last.
+    pub nodes: Vec<NodeId>,
+    /// Expected transmissions per source packet, per node (0 for the destination).
+    pub z: Vec<f64>,
+    /// TX credit per packet heard from upstream, per node (0 for the destination and
+    /// the source, which sends until the batch is acknowledged).
+    pub credit: Vec<f64>,
+}
+
+impl ForwarderPlan {
+    /// The credit of `node`, if it is a forwarder.
+    pub fn credit_of(&self, node: NodeId) -> Option<f64> {
+        let i = self.nodes.iter().position(|&n| n == node)?;
+        Some(self.credit[i])
+    }
+
+    /// Expected transmissions of every node per source packet.
+    pub fn total_transmissions(&self) -> f64 {
+        self.z.iter().sum()
+    }
+}
+
+/// The plan for `order` (destination first, source last, by ETX distance to the
+/// destination) with delivery probabilities `p(i, j)`, pruning forwarders below
+/// `prune_share` of all transmissions (0: keep every candidate). First, relays that
+/// reach no closer kept node are dropped (they could never pass a packet on).
+pub fn plan(
+    order: &[NodeId],
+    p: impl Fn(NodeId, NodeId) -> f64,
+    prune_share: f64,
+) -> ForwarderPlan {
+    let mut nodes: Vec<NodeId> = Vec::with_capacity(order.len());
+    for (i, &v) in order.iter().enumerate() {
+        let last = i + 1 == order.len();
+        if i == 0 || last || nodes.iter().any(|&k| p(v, k) > 0.0) {
+            nodes.push(v);
+        }
+    }
+    loop {
+        let (z, credit) = solve(&nodes, &p);
+        if nodes.len() <= 2 {
+            return ForwarderPlan { nodes, z, credit };
+        }
+        let total: f64 = z.iter().sum();
+        // Relays only (the destination and source always stay): the weakest first.
+        let weakest = (1..nodes.len() - 1)
+            .filter(|&i| z[i] < prune_share * total)
+            .min_by(|&a, &b| z[a].total_cmp(&z[b]));
+        match weakest {
+            Some(i) => {
+                nodes.remove(i);
+            }
+            None => return ForwarderPlan { nodes, z, credit },
+        }
+    }
+}
+
+/// z and credits for the nodes in `order` (closest first).
+fn solve(order: &[NodeId], p: &impl Fn(NodeId, NodeId) -> f64) -> (Vec<f64>, Vec<f64>) {
+    let n = order.len();
+    let eps = |i: usize, j: usize| 1.0 - p(order[i], order[j]).clamp(0.0, 1.0);
+    // Probability that none of the nodes closer than j heard a transmission of i.
+    let none_closer = |i: usize, j: usize| (0..j).map(|k| eps(i, k)).product::<f64>();
+    let mut z = vec![0.0; n];
+    let mut credit = vec![0.0; n];
+    if n < 2 {
+        return (z, credit);
+    }
+    // From the source (last) towards the destination (index 0, which sends nothing).
+    for j in (1..n).rev() {
+        let load = if j == n - 1 {
+            1.0
+        } else {
+            (j + 1..n)
+                .map(|i| z[i] * (1.0 - eps(i, j)) * none_closer(i, j))
+                .sum()
+        };
+        // Positive for every kept relay; a source that reaches nothing sends forever.
+        let reach = 1.0 - none_closer(j, j);
+        z[j] = if load == 0.0 {
+            0.0
+        } else if reach > 0.0 {
+            load / reach
+        } else {
+            f64::INFINITY
+        };
+        if j < n - 1 {
+            let heard: f64 = (j + 1..n).map(|i| z[i] * (1.0 - eps(i, j))).sum();
+            credit[j] = if heard > 0.0 { z[j] / heard } else { 0.0 };
+        }
+    }
+    (z, credit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Delivery probabilities from a table of (from, to, p); symmetric links are listed
+    /// both ways; anything else is 0.
+    fn table(links: &'static [(NodeId, NodeId, f64)]) -> impl Fn(NodeId, NodeId) -> f64 {
+        move |a, b| {
+            links
+                .iter()
+                .find(|&&(x, y, _)| x == a && y == b)
+                .map_or(0.0, |l| l.2)
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn a_chain_relay_sends_each_packet_until_it_arrives() {
+        // S(2) -> R(1) -> D(0), no direct link: z_S = 1/p_SR, L_R = 1, z_R = 1/p_RD,
+        // credit_R = z_R / (z_S p_SR) = 1/p_RD.
+        let p = table(&[(2, 1, 0.8), (1, 0, 0.5)]);
+        let plan = plan(&[0, 1, 2], p, 0.0);
+        assert!(close(plan.z[2], 1.0 / 0.8));
+        assert!(close(plan.z[1], 2.0));
+        assert!(close(plan.credit[1], 2.0));
+        assert!(close(plan.total_transmissions(), 1.25 + 2.0));
+    }
+
+    #[test]
+    fn a_relay_forwards_only_what_the_destination_missed() {
+        // S -> D at 0.5 and S -> R -> D perfect: the source sends once per packet
+        // (R always hears it); R forwards the half D missed: L_R = z_R = 0.5 and its
+        // credit is 0.5 per packet it hears.
+        let p = table(&[(2, 0, 0.5), (2, 1, 1.0), (1, 0, 1.0)]);
+        let plan = plan(&[0, 1, 2], p, 0.0);
+        assert!(close(plan.z[2], 1.0));
+        assert!(close(plan.z[1], 0.5));
+        assert!(close(plan.credit[1], 0.5));
+    }
+
+    #[test]
+    fn credits_on_a_diamond_follow_the_formula() {
+        // Gheorghiu et al.'s Fig. 1 shape: S(3) reaches relays B(2) and A(1) (A closer
+        // to D), both reach D(0), and B also reaches A; no S -> D link.
+        let p = table(&[
+            (3, 2, 0.6),
+            (3, 1, 0.5),
+            (2, 1, 0.4),
+            (2, 0, 0.7),
+            (1, 0, 0.9),
+        ]);
+        let plan = plan(&[0, 1, 2, 3], p, 0.0);
+        // z_S: until A or B hears: 1 / (1 - 0.5 * 0.4) = 1.25.
+        let z_s = 1.0 / (1.0 - 0.5 * 0.4);
+        // B forwards what it heard and A did not: z_S * 0.6 * 0.5; it sends until A or
+        // D hears: 1 - 0.6 * 0.3.
+        let l_b = z_s * 0.6 * 0.5;
+        let z_b = l_b / (1.0 - 0.6 * 0.3);
+        // A forwards what it heard from S or B and D did not (S never reaches D).
+        let l_a = z_s * 0.5 * 1.0 + z_b * 0.4 * 0.3;
+        let z_a = l_a / 0.9;
+        assert!(close(plan.z[3], z_s));
+        assert!(close(plan.z[2], z_b));
+        assert!(close(plan.z[1], z_a));
+        assert!(close(plan.credit[2], z_b / (z_s * 0.6)));
+        assert!(close(plan.credit[1], z_a / (z_s * 0.5 + z_b * 0.4)));
+    }
+
+    #[test]
+    fn forwarders_below_the_share_are_pruned_and_the_plan_recomputed() {
+        // R2 hears the source rarely and A nearly always: R2's share is tiny.
+        let p = table(&[
+            (3, 2, 0.05),
+            (3, 1, 0.95),
+            (2, 0, 0.9),
+            (1, 0, 0.9),
+            (2, 1, 0.3),
+        ]);
+        let all = plan(&[0, 1, 2, 3], &p, 0.0);
+        assert_eq!(all.nodes, vec![0, 1, 2, 3]);
+        assert!(all.z[2] < 0.1 * all.total_transmissions());
+        let pruned = plan(&[0, 1, 2, 3], &p, 0.1);
+        assert_eq!(pruned.nodes, vec![0, 1, 3]);
+        assert_eq!(pruned.credit_of(2), None);
+        // Without R2, A carries everything: the two-hop chain's numbers.
+        assert!(close(pruned.z[2], 1.0 / 0.95));
+        assert!(close(pruned.credit[1], 1.0 / 0.9));
+    }
+
+    #[test]
+    fn a_relay_that_reaches_nothing_closer_is_dropped() {
+        // R(2) hears the source but reaches nothing closer.
+        let p = table(&[(3, 2, 0.9), (3, 1, 0.9), (1, 0, 0.9)]);
+        let plan = plan(&[0, 1, 2, 3], p, 0.0);
+        assert_eq!(plan.nodes, vec![0, 1, 3]);
+        assert!(plan.z.iter().all(|z| z.is_finite()));
+    }
+}
