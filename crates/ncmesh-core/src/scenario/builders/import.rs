@@ -1,4 +1,5 @@
-//! The `topology` builder: a Freifunk mesh snapshot imported as a link-table scenario.
+//! The `topology` builder: a Freifunk mesh snapshot imported as a link-table scenario; its
+//! file reader (nodes, positions, name) also serves `roofnet-like`'s `file` option.
 
 use super::assemble::{add_flows, base, set_nodes};
 use super::graph::{hop_matrix, largest_component, pick_pairs};

@@ -292,7 +292,8 @@ mod tests {
     }
 
     /// CoMP reports a mean path of 2.5 hops with about 20 % one-hop flows on Roofnet.
-    /// The defaults (38 nodes, 2 km square, ETX) land near that on every layout seed.
+    /// The defaults (38 nodes, 2 km square, ETX) land near that on every layout seed
+    /// (2.50-2.81 hops, 17-29 % one-hop pairs over seeds 1-8).
     #[test]
     fn default_layouts_land_near_comps_path_statistics() {
         let (mut hops, mut one) = (0.0, 0.0);
@@ -304,11 +305,13 @@ mod tests {
                 st.mean_hops, st.one_hop_share, st.mean_fewest_hops, st.mean_degree
             );
             assert!(
-                (2.0..=3.3).contains(&st.mean_hops),
+                (2.0..=3.0).contains(&st.mean_hops),
                 "seed {seed}: {}",
                 st.mean_hops
             );
-            assert!((0.08..=0.35).contains(&st.one_hop_share), "seed {seed}");
+            assert!((0.10..=0.30).contains(&st.one_hop_share), "seed {seed}");
+            // Fewest-hop routing would not: at 1 Mb/s the 2 km square is dense.
+            assert!(st.mean_fewest_hops < 1.5, "seed {seed}");
             hops += st.mean_hops;
             one += st.one_hop_share;
         }
