@@ -2,6 +2,7 @@
 
     ncmesh scenario KIND [options] [-o FILE]   print a complete scenario (TOML)
     ncmesh scenario --list                     list scenario kinds
+    ncmesh scenario KIND --pair-stats [options] hop counts of the experiment's pairs
     ncmesh run FILE [--seed N] [--set k=v] [--json [--series]] [--out DIR] [--pcap DIR]
     ncmesh validate FILE [--seed N] [--set k=v]   print 'ok' or the error (every check of `run`)
     ncmesh compare-ns3 [--tags all] [--seeds 3] [--hops 1-8] [--csv FILE]
@@ -95,6 +96,9 @@ def add_scenario_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("kind", nargs="?", help="scenario kind (see --list)")
     p.add_argument("topology", nargs="?", metavar="FILE", help="topology file, for kinds that read one")
     p.add_argument("--list", action="store_true", help="list the scenario kinds")
+    p.add_argument("--pair-stats", dest="pair_stats", action="store_true",
+                   help="print the hop counts of the experiment's pairs (roofnet-like: its whole "
+                        "pair list) instead of the scenario")
     p.add_argument("--hops", type=int)
     p.add_argument("--spacing", type=float, help="node spacing, m")
     p.add_argument("--flows", type=int)
@@ -192,6 +196,12 @@ def cmd_scenario(args) -> int:
     for key, option in (("simulation.duration_s", "duration"), ("simulation.measure_start_s", "measure_start")):
         if options.get(option) is None and any(_same_key(k, key) for k, _ in overrides):
             options[option] = [v for k, v in overrides if _same_key(k, key)][-1]
+    if args.pair_stats:
+        st = Scenario.pair_stats(args.kind, **options)
+        print(f"{st['nodes']} nodes, mean degree {st['mean_degree']:.1f}; {len(st['pairs'])} pairs: "
+              f"mean hops {st['mean_hops']:.2f}, one-hop share {st['one_hop_share']:.2f}, "
+              f"mean fewest hops {st['mean_fewest_hops']:.2f}")
+        return 0
     sc = Scenario.build(args.kind, **options)
     for key, value in overrides:
         sc.set(key, value)

@@ -85,6 +85,16 @@ class Scenario:
     def kinds() -> list[str]:
         return list(_core.build_kinds())
 
+    @staticmethod
+    def pair_stats(kind: str, **options: Any) -> dict:
+        """Hop counts of an experiment's source-destination pairs under the routing of the
+        scenario `Scenario.build(kind, **options)` gives: for `roofnet-like` every entry of
+        its pair list, for other kinds the built flows. Keys: nodes, mean_degree, pairs,
+        hops (each pair's routed path), fewest_hops, mean_hops, one_hop_share,
+        mean_fewest_hops."""
+        options = {k: v for k, v in options.items() if v is not None}
+        return _core.pair_stats(kind, options)
+
     # --- editing
     def set(self, key: str, value: Any) -> "Scenario":
         """Sets a field by dotted key ('tcp.sack', 'flows.0.src', 'flows[0].src'); returns self."""

@@ -488,6 +488,10 @@ fn builder_options() {
         "tq_map",
         "max_nodes",
         "file",
+        "layout_seed",
+        "pairs",
+        "pair",
+        "paths",
         "bogus",
     ]);
     let strategy = (
@@ -502,7 +506,8 @@ fn builder_options() {
                 .into_iter()
                 .map(|(k, v)| {
                     let big = v.as_f64().is_some_and(|x| x > 64.0);
-                    let capped = matches!(k, "nodes" | "rows" | "cols" | "flows" | "hops") && big;
+                    let capped =
+                        matches!(k, "nodes" | "rows" | "cols" | "flows" | "hops" | "pairs") && big;
                     (k.to_string(), if capped { Json::from(9) } else { v })
                 })
                 .collect();

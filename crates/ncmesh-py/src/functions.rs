@@ -27,14 +27,12 @@ pub fn to_toml(scenario: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(scenario::to_toml(&s))
 }
 
-/// A generated scenario (chain, grid, random, ...) as a resolved dict.
-#[pyfunction]
-#[pyo3(signature = (kind, options = None))]
-pub fn build_scenario<'py>(
-    py: Python<'py>,
-    kind: &str,
-    options: Option<&Bound<'py, PyDict>>,
-) -> PyResult<Bound<'py, PyAny>> {
+/// Builder options from a Python dict, each checked on its own so that an error names it
+/// (`hops: ... fits in 64 bits`).
+fn build_options(
+    py: Python<'_>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<scenario::BuildOptions> {
     let mut map = serde_json::Map::new();
     for (k, v) in options.map(|d| d.iter()).into_iter().flatten() {
         let name: String = k.extract().map_err(|_| {
@@ -44,7 +42,6 @@ pub fn build_scenario<'py>(
             );
             scenario_error(py, &e)
         })?;
-        // Each option on its own, so that an error names it (`hops: ... fits in 64 bits`).
         let bad = |what: &str| {
             let e =
                 scenario::ScenarioError::new(&name, format!("{v} is not allowed: expected {what}"));
@@ -57,9 +54,34 @@ pub fn build_scenario<'py>(
         }
         map.insert(name, value);
     }
-    let opts = scenario::BuildOptions::from(map);
+    Ok(scenario::BuildOptions::from(map))
+}
+
+/// A generated scenario (chain, grid, random, ...) as a resolved dict.
+#[pyfunction]
+#[pyo3(signature = (kind, options = None))]
+pub fn build_scenario<'py>(
+    py: Python<'py>,
+    kind: &str,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = build_options(py, options)?;
     let s = scenario::build(kind, &opts).map_err(|e| scenario_error(py, &e))?;
     to_py(py, &s)
+}
+
+/// Hop counts of an experiment's source-destination pairs under its routing
+/// (`scenario::pair_stats`), as a dict.
+#[pyfunction]
+#[pyo3(signature = (kind, options = None))]
+pub fn pair_stats<'py>(
+    py: Python<'py>,
+    kind: &str,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = build_options(py, options)?;
+    let st = scenario::pair_stats(kind, &opts).map_err(|e| scenario_error(py, &e))?;
+    to_py(py, &st)
 }
 
 /// The scenario kinds `build_scenario` knows.

@@ -19,6 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(functions::build_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(functions::build_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::pair_stats, m)?)?;
     m.add_function(wrap_pyfunction!(functions::coding_counters, m)?)?;
     m.add_function(wrap_pyfunction!(functions::version, m)?)?;
     m.add_function(wrap_pyfunction!(functions::build_id, m)?)?;

@@ -23,7 +23,7 @@ mod reference;
 #[cfg(test)]
 mod tests;
 
-pub use builders::{build, build_kind_help, build_kinds, BuildOptions};
+pub use builders::{build, build_kind_help, build_kinds, pair_stats, BuildOptions, PairStats};
 pub use emit::to_toml;
 pub use validate::validate;
 

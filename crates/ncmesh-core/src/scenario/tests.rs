@@ -114,6 +114,17 @@ fn every_builder_round_trips() {
         ),
         ("random", BuildOptions::new()),
         ("topology", opts(json!({"file": ff, "tq_map": "sqrt"}))),
+        ("roofnet-like", BuildOptions::new()),
+        (
+            "roofnet-like",
+            opts(
+                json!({"nodes": 41, "area": 1800, "layout_seed": 3, "pair": 17, "flows": 2, "paths": 1}),
+            ),
+        ),
+        (
+            "roofnet-like",
+            opts(json!({"file": ff, "pairs": 4, "pair": 3})),
+        ),
     ];
     for f in ["leipzig", "bielefeld", "ulm"] {
         if let Some(p) = ff_file(f) {

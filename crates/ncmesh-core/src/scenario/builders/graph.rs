@@ -1,7 +1,11 @@
-//! Graph utilities of the builders: unit-disk adjacency, hop counts (breadth-first), the
-//! connectivity test and the draw of flow endpoints at least `min_hops` apart.
+//! Graph utilities of the builders: unit-disk adjacency, the routing graph of a channel,
+//! hop counts (breadth-first), the connectivity test, the largest component and the draw
+//! of flow endpoints at least `min_hops` apart.
 
 use crate::engine::Rng;
+use crate::net::graph::routing_graph;
+use crate::phy::channel::Channel;
+use crate::scenario::schema::{ChannelCfg, RoutingCfg};
 use crate::scenario::ScenarioError;
 use std::collections::VecDeque;
 
@@ -22,6 +26,20 @@ pub(crate) fn range_adjacency(pos: &[(f64, f64)], range: f64) -> Vec<Vec<usize>>
         }
     }
     adj
+}
+
+/// Neighbour lists of the graph the simulator routes over (links usable both ways:
+/// delivery >= `routing.min_delivery`) for channel `ch` over nodes at `pos`.
+pub(super) fn routing_adjacency(
+    ch: &ChannelCfg,
+    routing: &RoutingCfg,
+    pos: &[(f64, f64)],
+) -> Vec<Vec<usize>> {
+    let channel = Channel::new(ch, pos);
+    routing_graph(&channel, pos.len(), routing.metric, routing.min_delivery)
+        .into_iter()
+        .map(|es| es.into_iter().map(|e| e.to as usize).collect())
+        .collect()
 }
 
 /// Hop count of a node that cannot be reached.
@@ -46,6 +64,28 @@ pub(super) fn bfs(adj: &[Vec<usize>], src: usize) -> Vec<u32> {
 /// Hop counts between all pairs (UNREACHABLE when disconnected).
 pub(crate) fn hop_matrix(adj: &[Vec<usize>]) -> Vec<Vec<u32>> {
     (0..adj.len()).map(|i| bfs(adj, i)).collect()
+}
+
+/// The nodes of the largest connected component, in increasing order (ties: the
+/// component holding the lowest index).
+pub(super) fn largest_component(adj: &[Vec<usize>]) -> Vec<usize> {
+    let n = adj.len();
+    let mut seen = vec![false; n];
+    let mut best: Vec<usize> = Vec::new();
+    for i in 0..n {
+        if seen[i] {
+            continue;
+        }
+        let d = bfs(adj, i);
+        let members: Vec<usize> = (0..n).filter(|&j| d[j] != UNREACHABLE).collect();
+        for &m in &members {
+            seen[m] = true;
+        }
+        if members.len() > best.len() {
+            best = members;
+        }
+    }
+    best
 }
 
 pub(super) fn is_connected(adj: &[Vec<usize>]) -> bool {

@@ -1,7 +1,8 @@
-//! The `topology` builder: a Freifunk mesh snapshot imported as a link-table scenario.
+//! The `topology` builder: a Freifunk mesh snapshot imported as a link-table scenario; its
+//! file reader (nodes, positions, name) also serves `roofnet-like`'s `file` option.
 
 use super::assemble::{add_flows, base, set_nodes};
-use super::graph::{bfs, hop_matrix, pick_pairs, UNREACHABLE};
+use super::graph::{hop_matrix, largest_component, pick_pairs};
 use super::options::{Common, Opts};
 use crate::engine::{Rng, StreamPurpose};
 use crate::scenario::schema::*;
@@ -9,7 +10,7 @@ use crate::scenario::ScenarioError;
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
 
-fn ferr(path: &str, msg: impl std::fmt::Display) -> ScenarioError {
+pub(super) fn ferr(path: &str, msg: impl std::fmt::Display) -> ScenarioError {
     ScenarioError::new("file", format!("{path}: {msg}"))
 }
 
@@ -20,6 +21,64 @@ fn id_key(v: &Value) -> Option<String> {
         Value::String(s) => Some(s.clone()),
         _ => None,
     }
+}
+
+/// The nodes of a topology file: the parsed document, node id -> index in file order, and
+/// each node's (x_m, y_m), None where the file gives none.
+pub(super) struct FileNodes {
+    pub(super) doc: Value,
+    pub(super) index: BTreeMap<String, usize>,
+    pub(super) xy: Vec<(Option<f64>, Option<f64>)>,
+}
+
+/// Reads a topology file's nodes (ids unique, coordinates finite when given).
+pub(super) fn read_nodes(path: &str) -> Result<FileNodes, ScenarioError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| ferr(path, format!("cannot read: {e}")))?;
+    let doc: Value =
+        serde_json::from_str(&text).map_err(|e| ferr(path, format!("not valid JSON: {e}")))?;
+    let nodes_v = doc
+        .get("nodes")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ferr(path, "no \"nodes\" array"))?;
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut xy = Vec::with_capacity(nodes_v.len());
+    for (i, nv) in nodes_v.iter().enumerate() {
+        let id = nv
+            .get("id")
+            .and_then(id_key)
+            .ok_or_else(|| ferr(path, format!("nodes[{i}] has no id")))?;
+        if index.insert(id.clone(), i).is_some() {
+            return Err(ferr(path, format!("nodes[{i}]: id {id} appears twice")));
+        }
+        let coord = |k: &str| -> Result<Option<f64>, ScenarioError> {
+            match nv.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v
+                    .as_f64()
+                    .filter(|x| x.is_finite())
+                    .map(Some)
+                    .ok_or_else(|| {
+                        ferr(path, format!("nodes[{i}].{k} = {v} is not a finite number"))
+                    }),
+            }
+        };
+        xy.push((coord("x_m")?, coord("y_m")?));
+    }
+    Ok(FileNodes { doc, index, xy })
+}
+
+/// The file's `name`, else its file name without the extension.
+pub(super) fn label(doc: &Value, path: &str) -> String {
+    doc.get("name")
+        .and_then(Value::as_str)
+        .map(String::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(path)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
 }
 
 /// `topology`: a Freifunk mesh snapshot (shared/data/freifunk). Link table from the
@@ -42,44 +101,16 @@ pub(super) fn topology(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> 
             "1 is not allowed: expected 0 (no limit) or at least 2 nodes",
         ));
     }
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| ferr(&path, format!("cannot read: {e}")))?;
-    let doc: Value =
-        serde_json::from_str(&text).map_err(|e| ferr(&path, format!("not valid JSON: {e}")))?;
-
-    let nodes_v = doc
-        .get("nodes")
-        .and_then(Value::as_array)
-        .ok_or_else(|| ferr(&path, "no \"nodes\" array"))?;
+    let FileNodes { doc, index, xy } = read_nodes(&path)?;
     let links_v = doc
         .get("links")
         .and_then(Value::as_array)
         .ok_or_else(|| ferr(&path, "no \"links\" array"))?;
-    let total = nodes_v.len();
-
-    let mut index: BTreeMap<String, usize> = BTreeMap::new();
-    let mut pos = Vec::with_capacity(total);
-    for (i, nv) in nodes_v.iter().enumerate() {
-        let id = nv
-            .get("id")
-            .and_then(id_key)
-            .ok_or_else(|| ferr(&path, format!("nodes[{i}] has no id")))?;
-        if index.insert(id.clone(), i).is_some() {
-            return Err(ferr(&path, format!("nodes[{i}]: id {id} appears twice")));
-        }
-        let coord = |k: &str| -> Result<f64, ScenarioError> {
-            match nv.get(k) {
-                None | Some(Value::Null) => Ok(0.0),
-                Some(v) => v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
-                    ferr(
-                        &path,
-                        format!("nodes[{i}].{k} = {v} is not a finite number"),
-                    )
-                }),
-            }
-        };
-        pos.push((coord("x_m")?, coord("y_m")?));
-    }
+    let total = xy.len();
+    let pos: Vec<(f64, f64)> = xy
+        .iter()
+        .map(|&(x, y)| (x.unwrap_or(0.0), y.unwrap_or(0.0)))
+        .collect();
 
     let min_delivery = RoutingCfg::default().min_delivery;
     // (a, b, p_ab, p_ba) over file indices, wifi links only.
@@ -145,22 +176,7 @@ pub(super) fn topology(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> 
     for l in usable.iter_mut() {
         l.sort_unstable();
     }
-    // Largest component (ties: the one holding the lowest index).
-    let mut comp_of = vec![usize::MAX; total];
-    let mut best: Vec<usize> = Vec::new();
-    for i in 0..total {
-        if comp_of[i] != usize::MAX {
-            continue;
-        }
-        let d = bfs(&usable, i);
-        let members: Vec<usize> = (0..total).filter(|&j| d[j] != UNREACHABLE).collect();
-        for &m in &members {
-            comp_of[m] = i;
-        }
-        if members.len() > best.len() {
-            best = members;
-        }
-    }
+    let mut best = largest_component(&usable);
     if best.len() < 2 {
         return Err(ferr(&path, format!("no two nodes are joined by a wifi link usable both ways (delivery >= {min_delivery})")));
     }
@@ -219,16 +235,7 @@ pub(super) fn topology(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> 
     let cand: Vec<usize> = (0..kept.len()).collect();
     let pairs = pick_pairs(&mut rng, &cand, &hops, flows, min_hops)?;
 
-    let label = doc
-        .get("name")
-        .and_then(Value::as_str)
-        .map(String::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(&path)
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        });
+    let label = label(&doc, &path);
     let cap = if kept.len() < comp_size {
         format!(", capped from {comp_size}")
     } else {

@@ -5,7 +5,9 @@
 //! and a one-line description. `options.rs` parses the options, `assemble.rs` holds the
 //! pieces every builder puts together, `graph.rs` the graph utilities; the builders are in
 //! `shapes.rs` (fixed shapes), `random.rs` (random layouts or endpoints), `cells.rs` (the
-//! NCAQM paper's cell grid) and `import.rs` (a Freifunk mesh snapshot).
+//! NCAQM paper's cell grid), `import.rs` (a Freifunk mesh snapshot) and `roofnet.rs`
+//! (CoMP's set-up on a Roofnet-sized layout or a snapshot's positions); `pairs.rs` gives
+//! the hop counts of an experiment's pairs ([`pair_stats`]).
 //!
 //! Geometry is chosen for the default range channel (receive = carrier-sense =
 //! interference range 250 m; a link exists when the distance is <= 250 m). The
@@ -17,17 +19,22 @@
 //! Random draws (grid pairs and jitter, random positions, topology pairs, the cell grid's
 //! layout, endpoints and relays) come from `Rng::stream(seed, 0, Builder)`; random flow
 //! start times from `Rng::stream(seed, 1, Builder)`, so changing the timing never moves a
-//! node; the cell grid's flow lifetimes from `Rng::stream(seed, 2, Builder)`.
+//! node; the cell grid's flow lifetimes from `Rng::stream(seed, 2, Builder)`. `roofnet-like`
+//! keeps one layout per experiment: its positions and pair list come from its
+//! `layout_seed` (streams 0 and 3), not from `seed`.
 
 mod assemble;
 mod cells;
 pub(super) mod graph;
 mod import;
 mod options;
+mod pairs;
 mod random;
+mod roofnet;
 pub(super) mod shapes;
 
 pub use options::BuildOptions;
+pub use pairs::PairStats;
 
 use super::schema::Scenario;
 use super::validate::validate;
@@ -44,7 +51,7 @@ struct Kind {
 }
 
 /// Every scenario kind, in the order [`build_kinds`] lists them.
-const KINDS: [Kind; 11] = [
+const KINDS: [Kind; 12] = [
     Kind {
         name: "chain",
         options: &["hops", "spacing"],
@@ -127,6 +134,21 @@ const KINDS: [Kind; 11] = [
         build: import::topology,
         help: "a Freifunk mesh snapshot (JSON `file`): link table of its wifi links, ETX routing",
     },
+    Kind {
+        name: "roofnet-like",
+        options: &[
+            "nodes",
+            "area",
+            "file",
+            "layout_seed",
+            "pairs",
+            "pair",
+            "flows",
+            "paths",
+        ],
+        build: roofnet::roofnet_like,
+        help: "CoMP's set-up (Gheorghiu et al.): shadowing, 1 Mb/s, no RTS/CTS or MAC retries, ETX over d paths; a seeded Roofnet-sized layout (or a `file`'s positioned nodes) and entry `pair` of its pair list",
+    },
 ];
 
 /// The kinds' names, from [`KINDS`].
@@ -159,27 +181,54 @@ pub(super) fn kind_options(name: &str) -> &'static [&'static str] {
         .map_or(&[], |k| k.options)
 }
 
-/// Build a scenario of the given kind (see [`build_kinds`]); the result is validated.
-pub fn build(kind: &str, opts: &BuildOptions) -> Result<Scenario, ScenarioError> {
+/// The row of builder kind `kind` (case, `_` for `-` and a few aliases forgiven).
+fn find_kind(kind: &str) -> Result<&'static Kind, ScenarioError> {
     let k = kind.trim().to_ascii_lowercase().replace('_', "-");
     let k = match k.as_str() {
         "alicebob" | "alice-and-bob" => "alice-bob".to_string(),
         _ => k,
     };
-    let Some(row) = KINDS.iter().find(|row| row.name == k) else {
-        return Err(ScenarioError::new(
+    KINDS.iter().find(|row| row.name == k).ok_or_else(|| {
+        ScenarioError::new(
             "kind",
             format!(
                 "\"{kind}\" is not a builder kind: expected one of {}",
                 NAMES.join(", ")
             ),
-        ));
-    };
+        )
+    })
+}
+
+/// Build a scenario of the given kind (see [`build_kinds`]); the result is validated.
+pub fn build(kind: &str, opts: &BuildOptions) -> Result<Scenario, ScenarioError> {
+    let row = find_kind(kind)?;
     let o = Opts::new(row.name, row.options, opts)?;
     let c = common(&o)?;
     let sc = (row.build)(&o, &c)?;
     validate(&sc)?;
     Ok(sc)
+}
+
+/// Hop counts of an experiment's pairs under the routing of the scenario `build(kind,
+/// opts)` gives: for `roofnet-like`, every entry of its pair list (whichever `pair` the
+/// run takes); for the other kinds, the built scenario's flows.
+pub fn pair_stats(kind: &str, opts: &BuildOptions) -> Result<PairStats, ScenarioError> {
+    let row = find_kind(kind)?;
+    let o = Opts::new(row.name, row.options, opts)?;
+    let c = common(&o)?;
+    if row.name == "roofnet-like" {
+        let e = roofnet::experiment(&o, &c)?;
+        let flows: Vec<_> = e
+            .pairs
+            .iter()
+            .map(|&(a, b)| assemble::tcp_flow(a, b, c.start))
+            .collect();
+        pairs::stats(&e.scenario, &flows)
+    } else {
+        let sc = (row.build)(&o, &c)?;
+        validate(&sc)?;
+        pairs::stats(&sc, &sc.flows)
+    }
 }
 
 #[cfg(test)]
