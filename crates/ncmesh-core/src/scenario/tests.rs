@@ -112,6 +112,11 @@ fn every_builder_round_trips() {
             "two-path",
             opts(json!({"hops": 2, "spacing": 240, "width": 140})),
         ),
+        ("diamond", BuildOptions::new()),
+        (
+            "diamond",
+            opts(json!({"relays": 2, "spacing": 150, "width": 100, "loss": 0.3})),
+        ),
         ("random", BuildOptions::new()),
         ("topology", opts(json!({"file": ff, "tq_map": "sqrt"}))),
         ("roofnet-like", BuildOptions::new()),
@@ -142,6 +147,44 @@ fn every_builder_round_trips() {
         assert!(cases.iter().any(|(c, _)| c == k), "{k} untested");
     }
     let _ = std::fs::remove_file(&ff);
+}
+
+#[test]
+fn the_diamond_joins_source_and_destination_only_through_its_relays() {
+    use crate::net::Routes;
+    use crate::phy::Channel;
+    for relays in [1usize, 3, 5] {
+        let s = build("diamond", &opts(json!({ "relays": relays, "loss": 0.2 }))).unwrap();
+        let n = s.nodes.len();
+        assert_eq!(n, relays + 2);
+        assert_eq!((s.flows[0].src, s.flows[0].dst), (0, n as u32 - 1));
+        // CoMP's set-up and the configured loss on every link.
+        assert!(!s.mac.retransmissions);
+        assert_eq!(s.routing.paths, relays as u32);
+        assert_eq!(s.loss.len(), 1);
+        assert!(s.loss[0].links.is_empty() && s.loss[0].rate == 0.2);
+        let pos: Vec<(f64, f64)> = s.nodes.iter().map(|v| (v.x, v.y)).collect();
+        let routes = Routes::build(&s.routing, &s.flows, &Channel::new(&s.channel, &pos), n);
+        // One reinforced path through each relay, and no direct one.
+        let mut middles: Vec<u32> = routes
+            .paths(0)
+            .iter()
+            .map(|p| {
+                assert_eq!(p.len(), 3, "{relays} relays: {p:?}");
+                p[1]
+            })
+            .collect();
+        middles.sort_unstable();
+        assert_eq!(middles, (1..=relays as u32).collect::<Vec<_>>());
+    }
+    let e = build("diamond", &opts(json!({"spacing": 120}))).unwrap_err();
+    assert_eq!(e.field, "spacing");
+    assert!(e.message.contains("240.0 m apart"), "{e}");
+    let e = build("diamond", &opts(json!({"relays": 9, "width": 60}))).unwrap_err();
+    assert_eq!(e.field, "width");
+    let e = build("diamond", &opts(json!({"loss": 1.0}))).unwrap_err();
+    assert_eq!(e.field, "loss");
+    assert!(e.message.contains("[0, 1)"), "{e}");
 }
 
 #[test]

@@ -51,7 +51,7 @@ struct Kind {
 }
 
 /// Every scenario kind, in the order [`build_kinds`] lists them.
-const KINDS: [Kind; 12] = [
+const KINDS: [Kind; 13] = [
     Kind {
         name: "chain",
         options: &["hops", "spacing"],
@@ -121,6 +121,12 @@ const KINDS: [Kind; 12] = [
         options: &["hops", "spacing", "width"],
         build: shapes::two_path,
         help: "a source and a destination joined by two disjoint strings of `hops` hops, `width` either side (Chen et al.'s multipath MANET)",
+    },
+    Kind {
+        name: "diamond",
+        options: &["relays", "spacing", "width", "loss"],
+        build: shapes::diamond,
+        help: "a source reaching the destination only through `relays` relays, CoMP's set-up and `loss` on every link (Gheorghiu et al.'s Fig. 1)",
     },
     Kind {
         name: "random",

@@ -38,10 +38,8 @@ pub(super) struct Experiment {
 
 /// CoMP's set-up over ns-2.33's defaults (Gheorghiu et al. §III-A; ns-2's values in
 /// docs/assumptions.md): Shadowing (beta 2.0, sigma 4 dB, d0 1 m, a new draw per frame),
-/// ns-2 capture reception, 802.11b at 1 Mb/s data and basic rate, long preamble, RTS/CTS
-/// off, no MAC retransmissions, a 50-packet queue, ETX routing over `paths` reinforced
-/// paths. Frequency, transmit power and thresholds are the schema's defaults, which are
-/// ns-2's.
+/// ns-2 capture reception, and the stack of [`comp_stack`]. Frequency, transmit power and
+/// thresholds are the schema's defaults, which are ns-2's.
 fn setup(s: &mut Scenario, paths: u32) {
     let ch = &mut s.channel;
     ch.model = ChannelModel::Shadowing;
@@ -49,6 +47,13 @@ fn setup(s: &mut Scenario, paths: u32) {
     ch.path_loss_exponent = 2.0;
     ch.shadowing_sigma_db = 4.0;
     ch.reference_distance_m = 1.0;
+    comp_stack(s, paths);
+}
+
+/// CoMP's MAC and routing over ns-2.33's defaults: 802.11b at 1 Mb/s data and basic
+/// rate, long preamble, RTS/CTS off, no MAC retransmissions, a 50-packet queue, ETX
+/// routing over `paths` reinforced paths.
+pub(super) fn comp_stack(s: &mut Scenario, paths: u32) {
     let m = &mut s.mac;
     m.standard = Standard::B;
     m.data_rate_mbps = 1.0;

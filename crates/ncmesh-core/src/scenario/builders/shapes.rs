@@ -1,9 +1,11 @@
-//! The fixed shapes: chain, two paths, X, Alice-and-Bob, cross, wheel and butterfly. The paper
-//! topologies (Alice-and-Bob, X, cross, wheel, butterfly) follow Seferoglu & Markopoulou
-//! (NCAQM), Section VI-A and Fig. 8; the chain and the X are also the ns-3 anchor's.
+//! The fixed shapes: chain, two paths, X, Alice-and-Bob, cross, wheel, butterfly and
+//! diamond. The paper topologies (Alice-and-Bob, X, cross, wheel, butterfly) follow
+//! Seferoglu & Markopoulou (NCAQM), Section VI-A and Fig. 8; the chain and the X are also
+//! the ns-3 anchor's; the diamond is Gheorghiu et al.'s (CoMP) Fig. 1.
 
 use super::assemble::{add_flows, base, check_spacing, range_of, round_to, set_nodes, short};
 use super::options::{Common, Opts};
+use super::roofnet::comp_stack;
 use crate::scenario::check::fnum;
 use crate::scenario::schema::*;
 use crate::scenario::ScenarioError;
@@ -203,5 +205,64 @@ pub(super) fn two_path(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> 
     }
     set_nodes(&mut s, &pos);
     add_flows(&mut s, c, &[(0, 2 * hops - 1)], 0.0)?;
+    Ok(s)
+}
+
+/// `diamond`: Gheorghiu et al.'s (CoMP) Fig. 1: a source (node 0) reaches the
+/// destination (the last node) only through `relays` relays (nodes 1..=relays), stacked
+/// `width` apart on the perpendicular bisector, `spacing` from both ends along the axis.
+/// CoMP's MAC and routing (no MAC retransmissions, RTS/CTS off, 802.11b at 1 Mb/s, ETX
+/// over as many reinforced paths as relays) and, with `loss` > 0, that frame loss on
+/// every link, so the optimal redundancy is known (Fig. 2). One flow 0 -> relays + 1.
+pub(super) fn diamond(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> {
+    let relays = o.int("relays", 3, 1, 16)? as usize;
+    let sp = o.positive("spacing", 200.0, "metres")?;
+    let w = o.positive("width", 60.0, "metres")?;
+    let loss = o.f64_where("loss", 0.0, |v| (0.0..1.0).contains(&v), "a rate in [0, 1)")?;
+    let mut s = base(
+        c,
+        format!("diamond-{relays}relays-{}m-loss{}", short(sp), short(loss)),
+    );
+    let range = range_of(&s);
+    let half = (relays - 1) as f64 / 2.0;
+    let outer = sp.hypot(half * w);
+    if outer > range {
+        return Err(ScenarioError::new(
+            "width",
+            format!(
+                "{} is not allowed with spacing {} and {relays} relays: the outer relays are {} m \
+                 from the source, beyond the {} m receive range",
+                fnum(w),
+                fnum(sp),
+                fnum(round_to(outer, 1)),
+                fnum(range)
+            ),
+        ));
+    }
+    if 2.0 * sp <= range {
+        return Err(ScenarioError::new(
+            "spacing",
+            format!(
+                "{} is not allowed: the source and destination ({} m apart) would hear each \
+                 other within the {} m receive range; expected more than {}",
+                fnum(sp),
+                fnum(2.0 * sp),
+                fnum(range),
+                fnum(range / 2.0)
+            ),
+        ));
+    }
+    let mut pos = vec![(0.0, 0.0)];
+    pos.extend((0..relays).map(|i| (sp, round_to((i as f64 - half) * w, 6))));
+    pos.push((2.0 * sp, 0.0));
+    set_nodes(&mut s, &pos);
+    comp_stack(&mut s, relays as u32);
+    if loss > 0.0 {
+        s.loss.push(LossCfg {
+            rate: loss,
+            ..LossCfg::default()
+        });
+    }
+    add_flows(&mut s, c, &[(0, relays + 1)], 0.0)?;
     Ok(s)
 }
