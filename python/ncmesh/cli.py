@@ -2,7 +2,7 @@
 
     ncmesh scenario KIND [options] [-o FILE]   print a complete scenario (TOML)
     ncmesh scenario --list                     list scenario kinds
-    ncmesh scenario KIND --pair-stats [options] hop counts of the experiment's pairs
+    ncmesh scenario KIND --pair-stats [options] mean hop counts of the experiment's pairs
     ncmesh run FILE [--seed N] [--set k=v] [--json [--series]] [--out DIR] [--pcap DIR]
     ncmesh validate FILE [--seed N] [--set k=v]   print 'ok' or the error (every check of `run`)
     ncmesh compare-ns3 [--tags all] [--seeds 3] [--hops 1-8] [--csv FILE]
@@ -97,8 +97,8 @@ def add_scenario_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("topology", nargs="?", metavar="FILE", help="topology file, for kinds that read one")
     p.add_argument("--list", action="store_true", help="list the scenario kinds")
     p.add_argument("--pair-stats", dest="pair_stats", action="store_true",
-                   help="print the hop counts of the experiment's pairs (roofnet-like: its whole "
-                        "pair list) instead of the scenario")
+                   help="print the mean hop counts and one-hop share of the experiment's pairs "
+                        "(roofnet-like: its whole pair list) instead of the scenario")
     p.add_argument("--hops", type=int)
     p.add_argument("--spacing", type=float, help="node spacing, m")
     p.add_argument("--flows", type=int)
@@ -197,6 +197,9 @@ def cmd_scenario(args) -> int:
         if options.get(option) is None and any(_same_key(k, key) for k, _ in overrides):
             options[option] = [v for k, v in overrides if _same_key(k, key)][-1]
     if args.pair_stats:
+        if args.overrides or args.output:
+            raise UsageError("scenario: --pair-stats describes the kind as built; it takes no --set or -o "
+                             "(the statistics follow the builder's routing, which --set could change)")
         st = Scenario.pair_stats(args.kind, **options)
         print(f"{st['nodes']} nodes, mean degree {st['mean_degree']:.1f}; {len(st['pairs'])} pairs: "
               f"mean hops {st['mean_hops']:.2f}, one-hop share {st['one_hop_share']:.2f}, "

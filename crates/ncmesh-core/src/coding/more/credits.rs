@@ -49,36 +49,54 @@ impl ForwarderPlan {
 
 /// The plan for `order` (destination first, source last, by ETX distance to the
 /// destination) with delivery probabilities `p(i, j)`, pruning forwarders below
-/// `prune_share` of all transmissions (0: keep every candidate). First, relays that
-/// reach no closer kept node are dropped (they could never pass a packet on).
+/// `prune_share` of all transmissions (0: keep every candidate), the weakest first. A
+/// relay that reaches no closer kept node is dropped whenever that happens (it could
+/// never pass a packet on); a relay whose removal would cut the source off is kept.
 pub fn plan(
     order: &[NodeId],
     p: impl Fn(NodeId, NodeId) -> f64,
     prune_share: f64,
 ) -> ForwarderPlan {
-    let mut nodes: Vec<NodeId> = Vec::with_capacity(order.len());
-    for (i, &v) in order.iter().enumerate() {
-        let last = i + 1 == order.len();
-        if i == 0 || last || nodes.iter().any(|&k| p(v, k) > 0.0) {
-            nodes.push(v);
-        }
-    }
+    let mut nodes = useful(order, &p);
     loop {
         let (z, credit) = solve(&nodes, &p);
-        if nodes.len() <= 2 {
-            return ForwarderPlan { nodes, z, credit };
-        }
         let total: f64 = z.iter().sum();
-        // Relays only (the destination and source always stay): the weakest first.
-        let weakest = (1..nodes.len() - 1)
+        // Relays only (the destination and source always stay), weakest first.
+        let mut weak: Vec<usize> = (1..nodes.len().saturating_sub(1))
             .filter(|&i| z[i] < prune_share * total)
-            .min_by(|&a, &b| z[a].total_cmp(&z[b]));
-        match weakest {
-            Some(i) => {
-                nodes.remove(i);
-            }
+            .collect();
+        weak.sort_by(|&a, &b| z[a].total_cmp(&z[b]).then(a.cmp(&b)));
+        let next = weak.into_iter().find_map(|i| {
+            let mut fewer = nodes.clone();
+            fewer.remove(i);
+            let fewer = useful(&fewer, &p);
+            connected(&fewer, &p).then_some(fewer)
+        });
+        match next {
+            Some(fewer) => nodes = fewer,
             None => return ForwarderPlan { nodes, z, credit },
         }
+    }
+}
+
+/// `order` without the relays that reach no closer node kept before them.
+fn useful(order: &[NodeId], p: &impl Fn(NodeId, NodeId) -> f64) -> Vec<NodeId> {
+    let mut kept: Vec<NodeId> = Vec::with_capacity(order.len());
+    for (i, &v) in order.iter().enumerate() {
+        let last = i + 1 == order.len();
+        if i == 0 || last || kept.iter().any(|&k| p(v, k) > 0.0) {
+            kept.push(v);
+        }
+    }
+    kept
+}
+
+/// Whether the source (last) reaches some closer node: after [`useful`], every relay
+/// leads on towards the destination, so the source then reaches it.
+fn connected(nodes: &[NodeId], p: &impl Fn(NodeId, NodeId) -> f64) -> bool {
+    match nodes.split_last() {
+        Some((&src, closer)) => closer.iter().any(|&k| p(src, k) > 0.0),
+        None => false,
     }
 }
 
@@ -99,6 +117,7 @@ fn solve(order: &[NodeId], p: &impl Fn(NodeId, NodeId) -> f64) -> (Vec<f64>, Vec
             1.0
         } else {
             (j + 1..n)
+                .filter(|&i| eps(i, j) < 1.0)
                 .map(|i| z[i] * (1.0 - eps(i, j)) * none_closer(i, j))
                 .sum()
         };
@@ -112,7 +131,10 @@ fn solve(order: &[NodeId], p: &impl Fn(NodeId, NodeId) -> f64) -> (Vec<f64>, Vec
             f64::INFINITY
         };
         if j < n - 1 {
-            let heard: f64 = (j + 1..n).map(|i| z[i] * (1.0 - eps(i, j))).sum();
+            let heard: f64 = (j + 1..n)
+                .filter(|&i| eps(i, j) < 1.0)
+                .map(|i| z[i] * (1.0 - eps(i, j)))
+                .sum();
             credit[j] = if heard > 0.0 { z[j] / heard } else { 0.0 };
         }
     }
@@ -164,8 +186,8 @@ mod tests {
 
     #[test]
     fn credits_on_a_diamond_follow_the_formula() {
-        // Gheorghiu et al.'s Fig. 1 shape: S(3) reaches relays B(2) and A(1) (A closer
-        // to D), both reach D(0), and B also reaches A; no S -> D link.
+        // A diamond with two relays: S(3) reaches relays B(2) and A(1) (A closer to D),
+        // both reach D(0), and B also reaches A; no S -> D link.
         let p = table(&[
             (3, 2, 0.6),
             (3, 1, 0.5),
@@ -209,6 +231,24 @@ mod tests {
         // Without R2, A carries everything: the two-hop chain's numbers.
         assert!(close(pruned.z[2], 1.0 / 0.95));
         assert!(close(pruned.credit[1], 1.0 / 0.9));
+    }
+
+    #[test]
+    fn pruning_never_cuts_the_source_off() {
+        // B(1) is the only way on from C(2), and the source S(3) reaches B rarely: B's
+        // share is under 10 %, but without it C would reach nothing closer and S
+        // nothing at all, so B stays.
+        let p = table(&[(3, 2, 0.9), (3, 1, 0.1), (2, 1, 0.05), (1, 0, 1.0)]);
+        let plan = plan(&[0, 1, 2, 3], p, 0.1);
+        assert_eq!(plan.nodes, vec![0, 1, 2, 3]);
+        assert!(plan.z.iter().chain(&plan.credit).all(|v| v.is_finite()));
+    }
+
+    #[test]
+    fn a_source_that_reaches_nothing_gives_no_nan() {
+        let p = table(&[(1, 0, 1.0)]);
+        let plan = plan(&[0, 1, 2], p, 0.1);
+        assert!(!plan.z.iter().chain(&plan.credit).any(|v| v.is_nan()));
     }
 
     #[test]

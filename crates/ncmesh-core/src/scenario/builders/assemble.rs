@@ -1,6 +1,6 @@
 //! Pieces every builder assembles a scenario from: the base scenario with the common
 //! options, node positions, TCP bulk flows and their start times, short numbers for names,
-//! and the spacing check of the fixed shapes.
+//! the spacing check of the fixed shapes, and CoMP's MAC and routing (`comp_stack`).
 
 use super::options::Common;
 use crate::engine::{Rng, StreamPurpose};
@@ -141,4 +141,20 @@ pub(super) fn check_spacing(spacing: f64, range: f64, what: &str) -> Result<(), 
         ));
     }
     Ok(())
+}
+
+/// CoMP's MAC and routing over ns-2.33's defaults: 802.11b at 1 Mb/s data and basic
+/// rate, long preamble, RTS/CTS off, no MAC retransmissions, a 50-packet queue, ETX
+/// routing over `paths` reinforced paths.
+pub(super) fn comp_stack(s: &mut Scenario, paths: u32) {
+    let m = &mut s.mac;
+    m.standard = Standard::B;
+    m.data_rate_mbps = 1.0;
+    m.basic_rate_mbps = 1.0;
+    m.preamble = Preamble::Long;
+    m.rts_threshold_bytes = 65535;
+    m.retransmissions = false;
+    m.queue_packets = 50;
+    s.routing.metric = RouteMetric::Etx;
+    s.routing.paths = paths;
 }

@@ -9,7 +9,7 @@
 //! first entries stay when it grows). A run takes entry `pair` of the list, and with
 //! `flows` = 2 also the next entry; `seed` is the run's own (simulation seed, start times).
 
-use super::assemble::{add_flows, base, round_to, set_nodes, short};
+use super::assemble::{add_flows, base, comp_stack, round_to, set_nodes, short};
 use super::graph::{hop_matrix, is_connected, largest_component, pick_pairs, routing_adjacency};
 use super::import::{ferr, label, read_nodes, FileNodes};
 use super::options::{Common, Opts};
@@ -48,22 +48,6 @@ fn setup(s: &mut Scenario, paths: u32) {
     ch.shadowing_sigma_db = 4.0;
     ch.reference_distance_m = 1.0;
     comp_stack(s, paths);
-}
-
-/// CoMP's MAC and routing over ns-2.33's defaults: 802.11b at 1 Mb/s data and basic
-/// rate, long preamble, RTS/CTS off, no MAC retransmissions, a 50-packet queue, ETX
-/// routing over `paths` reinforced paths.
-pub(super) fn comp_stack(s: &mut Scenario, paths: u32) {
-    let m = &mut s.mac;
-    m.standard = Standard::B;
-    m.data_rate_mbps = 1.0;
-    m.basic_rate_mbps = 1.0;
-    m.preamble = Preamble::Long;
-    m.rts_threshold_bytes = 65535;
-    m.retransmissions = false;
-    m.queue_packets = 50;
-    s.routing.metric = RouteMetric::Etx;
-    s.routing.paths = paths;
 }
 
 /// Node positions, their routing graph's neighbour lists and a label for the name.

@@ -3,9 +3,10 @@
 //! Seferoglu & Markopoulou (NCAQM), Section VI-A and Fig. 8; the chain and the X are also
 //! the ns-3 anchor's; the diamond is Gheorghiu et al.'s (CoMP) Fig. 1.
 
-use super::assemble::{add_flows, base, check_spacing, range_of, round_to, set_nodes, short};
+use super::assemble::{
+    add_flows, base, check_spacing, comp_stack, range_of, round_to, set_nodes, short,
+};
 use super::options::{Common, Opts};
-use super::roofnet::comp_stack;
 use crate::scenario::check::fnum;
 use crate::scenario::schema::*;
 use crate::scenario::ScenarioError;
@@ -224,21 +225,6 @@ pub(super) fn diamond(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> {
         format!("diamond-{relays}relays-{}m-loss{}", short(sp), short(loss)),
     );
     let range = range_of(&s);
-    let half = (relays - 1) as f64 / 2.0;
-    let outer = sp.hypot(half * w);
-    if outer > range {
-        return Err(ScenarioError::new(
-            "width",
-            format!(
-                "{} is not allowed with spacing {} and {relays} relays: the outer relays are {} m \
-                 from the source, beyond the {} m receive range",
-                fnum(w),
-                fnum(sp),
-                fnum(round_to(outer, 1)),
-                fnum(range)
-            ),
-        ));
-    }
     if 2.0 * sp <= range {
         return Err(ScenarioError::new(
             "spacing",
@@ -249,6 +235,21 @@ pub(super) fn diamond(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> {
                 fnum(2.0 * sp),
                 fnum(range),
                 fnum(range / 2.0)
+            ),
+        ));
+    }
+    let half = (relays - 1) as f64 / 2.0;
+    let outer = sp.hypot(half * w);
+    if outer > range {
+        return Err(ScenarioError::new(
+            "width",
+            format!(
+                "{} is not allowed with spacing {} and {relays} relays: the outermost relay is {} \
+                 m from the source, beyond the {} m receive range",
+                fnum(w),
+                fnum(sp),
+                fnum(round_to(outer, 1)),
+                fnum(range)
             ),
         ));
     }

@@ -169,7 +169,7 @@ mod tests {
         assert_eq!(t.few_alpha, 0.5);
         assert_eq!(t.nc_lambda, 0.4);
         assert_eq!(t.hops, None);
-        // Sundararajan et al.'s TCP/NC Vegas thresholds.
+        // The thresholds Sundararajan et al.'s TCP/NC runs are recalled to use.
         assert_eq!(
             t.vegas,
             VegasParams {

@@ -52,16 +52,15 @@ pub trait CongestionControl {
     /// An ACK acknowledged `acked` new bytes outside loss recovery: grow the window.
     fn on_ack(&mut self, w: &mut Window, now: Time, acked: u64);
 
-    /// ssthresh after a loss (fast retransmit or timeout) with `flight` bytes
-    /// outstanding. RFC 5681 equation (4): half the flight, at least two segments.
+    /// ssthresh after a timeout (and, unless [`Self::ssthresh_after_dupacks`] says
+    /// otherwise, a fast retransmit) with `flight` bytes outstanding. RFC 5681 equation (4): half the flight, at least two segments.
     fn ssthresh_after_loss(&self, w: &Window, flight: u64) -> u64 {
         (flight / 2).max(2 * w.smss)
     }
 
     /// ssthresh on entering fast retransmit / recovery on duplicate ACKs, with `flight`
-    /// bytes outstanding; `head_retransmitted`: the segment at the cumulative ACK had
-    /// been sent more than once. Default: [`Self::ssthresh_after_loss`].
-    fn ssthresh_after_dupacks(&self, w: &Window, flight: u64, _head_retransmitted: bool) -> u64 {
+    /// bytes outstanding. Default: [`Self::ssthresh_after_loss`].
+    fn ssthresh_after_dupacks(&self, w: &Window, flight: u64) -> u64 {
         self.ssthresh_after_loss(w, flight)
     }
 
@@ -69,10 +68,20 @@ pub trait CongestionControl {
     /// rule, which the variant may adjust.
     fn on_recovery_exit(&mut self, _w: &mut Window) {}
 
-    /// A new cumulative ACK `ack` arrived, in any recovery state, before any RTT sample
-    /// it gives and before [`Self::on_ack`] (called only outside recovery); `snd_nxt` is
-    /// the next byte to send. For variants that reason per round trip (Vegas).
-    fn on_cumulative_ack(&mut self, _w: &Window, _now: Time, _ack: u64, _snd_nxt: u64) {}
+    /// A new cumulative ACK `ack` arrived, in any recovery state (`in_recovery`), before
+    /// any RTT sample it gives, before the sender's recovery handling and before
+    /// [`Self::on_ack`] (called only outside recovery); `snd_nxt` is the next byte to
+    /// send. For variants that reason per round trip (Vegas); outside recovery they may
+    /// change the window here.
+    fn on_cumulative_ack(
+        &mut self,
+        _w: &mut Window,
+        _now: Time,
+        _ack: u64,
+        _snd_nxt: u64,
+        _in_recovery: bool,
+    ) {
+    }
 
     /// cwnd after a retransmission timeout: RFC 5681 section 3.1 loss window, one SMSS.
     fn loss_window(&self, w: &Window) -> u64 {
@@ -204,15 +213,22 @@ impl CongestionControl for CcAlgorithm {
     fn ssthresh_after_loss(&self, w: &Window, flight: u64) -> u64 {
         self.inner().ssthresh_after_loss(w, flight)
     }
-    fn ssthresh_after_dupacks(&self, w: &Window, flight: u64, head_retransmitted: bool) -> u64 {
-        self.inner()
-            .ssthresh_after_dupacks(w, flight, head_retransmitted)
+    fn ssthresh_after_dupacks(&self, w: &Window, flight: u64) -> u64 {
+        self.inner().ssthresh_after_dupacks(w, flight)
     }
     fn on_recovery_exit(&mut self, w: &mut Window) {
         self.inner_mut().on_recovery_exit(w)
     }
-    fn on_cumulative_ack(&mut self, w: &Window, now: Time, ack: u64, snd_nxt: u64) {
-        self.inner_mut().on_cumulative_ack(w, now, ack, snd_nxt)
+    fn on_cumulative_ack(
+        &mut self,
+        w: &mut Window,
+        now: Time,
+        ack: u64,
+        snd_nxt: u64,
+        in_recovery: bool,
+    ) {
+        self.inner_mut()
+            .on_cumulative_ack(w, now, ack, snd_nxt, in_recovery)
     }
     fn loss_window(&self, w: &Window) -> u64 {
         self.inner().loss_window(w)

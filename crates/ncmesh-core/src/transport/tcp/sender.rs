@@ -204,8 +204,9 @@ impl TcpSender {
     fn on_new_ack(&mut self, now: Time, ack: u64, newly_sacked: bool) {
         let acked = ack - self.snd_una;
         self.stats.bytes_acked += acked;
+        let in_recovery = self.recovery != RecoveryState::Open;
         self.cc
-            .on_cumulative_ack(&self.win, now, ack, self.snd_nxt.max(ack));
+            .on_cumulative_ack(&mut self.win, now, ack, self.snd_nxt.max(ack), in_recovery);
         // RFC 6298 section 3 (Karn): `timed` is cleared on any retransmission, so a
         // sample here always comes from a segment sent exactly once.
         if let Some((seq, sent)) = self.timed {
@@ -325,9 +326,7 @@ impl TcpSender {
     fn enter_fast_recovery(&mut self, now: Time) {
         self.recover = self.snd_max;
         let flight = self.snd_max - self.snd_una;
-        self.win.ssthresh =
-            self.cc
-                .ssthresh_after_dupacks(&self.win, flight, self.head_retransmitted());
+        self.win.ssthresh = self.cc.ssthresh_after_dupacks(&self.win, flight);
         // Artificial inflation by the segments that have left the network.
         self.win.cwnd = self.win.ssthresh + self.dupthresh as u64 * self.smss;
         self.recovery = RecoveryState::FastRecovery;
@@ -342,9 +341,7 @@ impl TcpSender {
         // (4.2) ssthresh = cwnd = FlightSize / 2 (with RFC 5681's floor; the variant's
         // rule for a loss found by duplicate ACKs).
         let flight = self.snd_max - self.snd_una;
-        self.win.ssthresh =
-            self.cc
-                .ssthresh_after_dupacks(&self.win, flight, self.head_retransmitted());
+        self.win.ssthresh = self.cc.ssthresh_after_dupacks(&self.win, flight);
         self.win.cwnd = self.win.ssthresh;
         // (4.3) retransmit the first segment; HighRxt and RescueRxt point past it.
         let end = self.snd_una + self.head_len();
@@ -352,15 +349,6 @@ impl TcpSender {
         self.rescue_rxt = Some(end);
         self.recovery = RecoveryState::SackRecovery;
         self.begin_recovery(now);
-    }
-
-    /// Whether the segment at snd_una was sent more than once (known only with the
-    /// transmission log of [`CongestionControl::wants_ack_rtt`]).
-    fn head_retransmitted(&self) -> bool {
-        let head_end = self.snd_una + self.head_len();
-        self.tx_log
-            .as_ref()
-            .is_some_and(|log| log.iter().any(|&(end, _, rtx)| rtx && end <= head_end))
     }
 
     fn begin_recovery(&mut self, now: Time) {
@@ -1349,5 +1337,40 @@ mod tests {
         }
         assert_eq!(s.recovery_state(), RecoveryState::FastRecovery);
         assert_eq!(s.recover(), max);
+    }
+
+    #[test]
+    fn vegas_cuts_a_quarter_on_dupacks_and_leaves_recovery_in_avoidance() {
+        for sack in [false, true] {
+            let mut s = TcpSender::new(&TcpConfig {
+                variant: TcpVariant::Vegas,
+                ..cfg(sack)
+            });
+            drain(&mut s, 0, u64::MAX);
+            // The first ACK ends Vegas's first epoch, which holds the window.
+            s.on_ack(100 * MILLIS, &ack(1000));
+            assert_eq!(s.cwnd_bytes(), 10 * MSS);
+            drain(&mut s, 100 * MILLIS, u64::MAX);
+            for i in 0..3 {
+                let h = if sack {
+                    sack_ack(1000, &[(2000, 3000 + i * MSS)])
+                } else {
+                    ack(1000)
+                };
+                s.on_ack(101 * MILLIS, &h);
+            }
+            assert!(s.in_recovery(), "sack={sack}");
+            // The agent's rule, not RFC 5681's half: 10 - 10/4 = 8 segments.
+            assert_eq!(s.ssthresh_bytes(), 8 * MSS, "sack={sack}");
+            let end = s.snd_max();
+            s.on_ack(200 * MILLIS, &ack(end));
+            assert!(!s.in_recovery());
+            // ssthresh 2 segments after recovery: Vegas goes on in avoidance.
+            assert_eq!(s.ssthresh_bytes(), 2 * MSS, "sack={sack}");
+            // A timeout restarts from 2 segments.
+            drain(&mut s, 200 * MILLIS, u64::MAX);
+            s.on_rto(2 * SECOND);
+            assert_eq!(s.cwnd_bytes(), 2 * MSS, "sack={sack}");
+        }
     }
 }
