@@ -3,6 +3,7 @@
 //! bit, conservation, determinism, the roles' counters, and goodput where plain TCP
 //! collapses.
 
+use ncmesh_core::coding::tcpnc::NcField;
 use ncmesh_core::metrics::RunResult;
 use ncmesh_core::scenario::schema::*;
 use ncmesh_core::scenario::{build, BuildOptions};
@@ -37,9 +38,16 @@ fn total(r: &RunResult, name: &str) -> u64 {
 
 #[test]
 fn tcp_nc_delivers_the_original_bytes_through_lossy_hops() {
-    for (hops, loss) in [(1, 0.0), (2, 0.2), (4, 0.1)] {
-        let r = run(&string(hops, "tcp-nc", loss, 20.0)).unwrap();
-        let what = format!("{hops} hops, loss {loss}");
+    for (hops, loss, field) in [
+        (1, 0.0, NcField::Gf256),
+        (2, 0.2, NcField::Gf256),
+        (4, 0.1, NcField::Gf256),
+        (3, 0.1, NcField::Gf65536),
+    ] {
+        let mut s = string(hops, "tcp-nc", loss, 20.0);
+        s.scheme.tcpnc.field = field;
+        let r = run(&s).unwrap();
+        let what = format!("{hops} hops, loss {loss}, {field:?}");
         assert!(r.conservation.balanced, "{what}: {:?}", r.conservation);
         let f = &r.flows[0];
         assert_eq!(f.payload_errors, 0, "{what}: decoded bytes differ");
@@ -135,11 +143,15 @@ fn figures_tcp_nc_against_newreno() {
             fixed.scheme.tcpnc.adaptive = false;
             let f = run(&fixed).unwrap();
             let c = run(&string(hops, "tcp-nc", loss, 30.0)).unwrap();
+            let mut repair = string(hops, "tcp-nc", loss, 30.0);
+            repair.scheme.tcpnc.blocked_repair = true;
+            let n = run(&repair).unwrap();
             println!(
-                "hops {hops} loss {loss:.2}: newreno {:7.1} kbit/s, tcp-nc R=1.25 {:7.1}, tcp-nc adaptive {:7.1} (loss est {:.3}, R {:.2}, retx {})",
+                "hops {hops} loss {loss:.2}: newreno {:7.1} kbit/s, tcp-nc R=1.25 {:7.1}, tcp-nc adaptive {:7.1}, with blocked_repair {:7.1} (loss est {:.3}, R {:.2}, retx {})",
                 p.flows[0].goodput_kbps,
                 f.flows[0].goodput_kbps,
                 c.flows[0].goodput_kbps,
+                n.flows[0].goodput_kbps,
                 at(&c, 0, "tcpnc_loss_permille") as f64 / 1000.0,
                 at(&c, 0, "tcpnc_redundancy_milli") as f64 / 1000.0,
                 at(&c, 0, "tcpnc_tcp_retransmissions"),

@@ -44,8 +44,9 @@ pub struct TcpNcCfg {
     pub loss_alpha: f64,
     /// When an acknowledgement's window leaves TCP no room to send (the destination holds
     /// packets seen but not decoded: they take receive buffer), the source sends R
-    /// combinations of its window itself, as for a packet from TCP; false: only TCP's
-    /// packets (and its retransmission timer) send combinations, as the paper.
+    /// combinations of its window itself, as for a packet from TCP (not in the paper);
+    /// false: only TCP's packets, retransmissions included, send combinations, as the
+    /// paper.
     pub blocked_repair: bool,
 }
 
@@ -59,7 +60,7 @@ impl Default for TcpNcCfg {
             max_redundancy: 5.0,
             headroom: 1.1,
             loss_alpha: 1.0 / 32.0,
-            blocked_repair: true,
+            blocked_repair: false,
         }
     }
 }

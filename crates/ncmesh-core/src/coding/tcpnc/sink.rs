@@ -87,15 +87,18 @@ impl<F: FieldCoeffs> Sink<F> {
         coeffs: &[F::Elem],
         up: &mut impl FnMut(Packet),
     ) -> Added {
-        self.newest_start = self.newest_start.max(first);
         // Keep the stand-in of every packet newly spanned.
         let stored_end = self.next_up + self.natives.len() as u64;
         let end = first + sym.natives.len() as u64;
-        if first <= stored_end {
-            for idx in stored_end..end {
-                self.natives
-                    .push_back(sym.natives[(idx - first) as usize].clone());
-            }
+        if first > stored_end {
+            // A window starting past every packet spanned so far: the source moved on
+            // an acknowledgement this destination never sent. Not usable.
+            return Added::Stale;
+        }
+        self.newest_start = self.newest_start.max(first);
+        for idx in stored_end..end {
+            self.natives
+                .push_back(sym.natives[(idx - first) as usize].clone());
         }
         let added = self.dec.add(first, coeffs, sym.payload.as_deref());
         while self.dec.is_decoded(self.next_up) {
