@@ -16,11 +16,16 @@
 //! - TCP's sender hears only the layer's ACKs: the destination's TCP receiver still
 //!   acknowledges what it is handed (its window is copied into the layer's ACKs), but
 //!   those ACKs stop at its coding layer, so the sender never sees two streams.
-//! - The paper acknowledges every arrival, so a non-innovative one repeats the last ACK.
-//!   Here only innovative arrivals are acknowledged, and the source passes up only ACKs
-//!   that move its window: TCP sees no duplicate ACK, so NewReno's fast retransmit is
-//!   never triggered by a combination that came late or twice. Losses the redundancy
-//!   does not cover stall the ACKs until TCP's retransmission timer fires.
+//! - Every arrival is acknowledged, as the paper does, so a non-innovative one repeats
+//!   the last acknowledgement (that repeat is what tells a source whose acknowledgements
+//!   of the last packets were lost that they arrived); the source passes up only
+//!   acknowledgements that move its window: TCP sees no duplicate ACK, so NewReno's fast
+//!   retransmit is never triggered by a combination that came late or twice. Losses the
+//!   redundancy does not cover stall the ACKs until TCP's retransmission timer fires.
+//! - The destination advertises TCP's window less the bytes seen but not yet decoded
+//!   (acknowledged bytes the application cannot read yet hold receive buffer in TCP):
+//!   this bounds how far a loss-based TCP, which never sees a loss here, runs ahead of
+//!   decoding.
 //! - A TCP retransmission is not buffered again (its bytes are there) but adds R to NUM
 //!   like any packet (the paper's rule; the ns-2 agent does the same).
 //! - R is fixed (`adaptive = false`) or, by default, set at the source from Alg. 1: the
