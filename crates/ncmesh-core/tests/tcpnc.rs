@@ -129,7 +129,7 @@ fn tcp_nc_keeps_goodput_where_plain_newreno_collapses() {
             "{what}: estimated loss {est}, path {path:.2}"
         );
         let r = at(&coded, 0, "tcpnc_redundancy_milli") as f64 / 1000.0;
-        assert!(r >= 1.1 / (1.0 - est) - 0.01, "{what}: R {r}");
+        assert!(r >= (1.1 / (1.0 - est)).min(5.0) - 0.01, "{what}: R {r}");
     }
 }
 
