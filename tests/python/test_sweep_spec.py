@@ -200,3 +200,7 @@ def test_keys_stable_across_processes():
 def test_examples_load():
     assert len(load_sweep(REPO_EXAMPLES / "chain-hops.toml").runs()) == 40
     assert len(load_sweep(REPO_EXAMPLES / "overhead-200.toml")) == 200
+    tcpnc = load_sweep(REPO_EXAMPLES / "tcpnc-loss.toml").runs()
+    assert len(tcpnc) == 48 and all(r.error is None for r in tcpnc)
+    assert {r.scenario["scheme"]["name"] for r in tcpnc} == {"none", "tcp-nc"}
+    assert all(r.scenario["loss"][0]["frames"] == "network" for r in tcpnc)

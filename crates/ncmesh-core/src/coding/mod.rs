@@ -25,6 +25,7 @@ pub mod body;
 pub mod combocoding;
 pub mod cx;
 pub mod flow;
+pub mod loss_estimate;
 pub mod more;
 pub mod ncaqm;
 pub mod passthrough;
@@ -33,6 +34,7 @@ pub mod pipeline;
 pub mod registry;
 pub mod rlnc;
 pub mod symbol;
+pub mod tcpnc;
 pub mod timers;
 pub mod xor;
 

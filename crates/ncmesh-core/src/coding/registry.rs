@@ -16,6 +16,8 @@ use super::ncaqm::{NcaqmCfg, NcaqmQueue};
 use super::passthrough::PassThrough;
 use super::piggycode::{PiggyCfg, PiggyCounters, PiggyScheme, WaitRule};
 use super::pipeline::{PipelineCfg, PipelineCoder, PipelineCounters};
+use super::rlnc::{Gf256, Gf65536};
+use super::tcpnc::{NcField, TcpNcCfg, TcpNcCoder, TcpNcCounters};
 use super::xor::fifo::FifoQueue;
 use super::xor::{XorCfg, XorCounters, XorScheme};
 use super::{CodingScheme, FlowCoder};
@@ -46,13 +48,18 @@ pub struct SchemeCfg {
     /// relays, fixed or configured, §III-IV), `"pipeline"` (Pipeline coding end to end over
     /// a FIFO: the same as `intra = "pipeline"`), `"combocoding"` (ComboCoding, Chen et
     /// al.: Pipeline coding of DATA and ACKs under DATA/ACK XOR at relays with the timer
-    /// T of `[scheme.combocoding]`, DATA and ACK told apart by direction).
+    /// T of `[scheme.combocoding]`, DATA and ACK told apart by direction), `"tcp-nc"`
+    /// (TCP/NC end to end over a FIFO: the same as `intra = "tcp-nc"`).
     pub name: String,
     /// End-to-end (intra-flow) coder above it at every node: `"none"` (packets pass
     /// between transport and network as they are), `"pipeline"` (Pipeline coding, Chen
     /// et al.: a source codes each packet at once with its generation so far, relays
     /// re-encode innovative packets, the destination decodes on arrival and hands
-    /// packets up in order; `[scheme.pipeline]`).
+    /// packets up in order; `[scheme.pipeline]`), `"tcp-nc"` (TCP/NC, Sundararajan et
+    /// al.; CoMP's TCP-ARQ: the source sends R random combinations of its coding window
+    /// per TCP packet, relays forward, the destination acknowledges every degree of
+    /// freedom with the first unseen packet and hands packets up in order;
+    /// `[scheme.tcpnc]`).
     pub intra: String,
     /// The XOR-coding family (COPE, Encode Once, BFLY; NCAQM runs inside it).
     pub xor: XorCfg,
@@ -64,6 +71,8 @@ pub struct SchemeCfg {
     pub pipeline: PipelineCfg,
     /// ComboCoding's inter-flow timer.
     pub combocoding: ComboCfg,
+    /// TCP/NC (end-to-end coding between TCP and IP).
+    pub tcpnc: TcpNcCfg,
 }
 
 impl Default for SchemeCfg {
@@ -76,6 +85,7 @@ impl Default for SchemeCfg {
             piggycode: PiggyCfg::default(),
             pipeline: PipelineCfg::default(),
             combocoding: ComboCfg::default(),
+            tcpnc: TcpNcCfg::default(),
         }
     }
 }
@@ -133,6 +143,18 @@ pub const INTRA: &[IntraEntry] = &[
         make: |s| {
             let combo = s.scheme.name == "combocoding";
             Some(Box::new(PipelineCoder::new(s.scheme.pipeline.params(combo))))
+        },
+    },
+    IntraEntry {
+        name: "tcp-nc",
+        help: "TCP/NC (Sundararajan et al.; CoMP's TCP-ARQ): R random combinations of the coding window per TCP packet, relays forward, the destination acknowledges every degree of freedom",
+        families: &["tcpnc"],
+        make: |s| {
+            let p = s.scheme.tcpnc.params(s.tcp.rcv_buffer_bytes);
+            Some(match s.scheme.tcpnc.field {
+                NcField::Gf256 => Box::new(TcpNcCoder::<Gf256>::new(p)),
+                NcField::Gf65536 => Box::new(TcpNcCoder::<Gf65536>::new(p)),
+            })
         },
     },
 ];
@@ -229,6 +251,13 @@ pub const SCHEMES: &[SchemeEntry] = &[
             Box::new(PiggyScheme::new(p))
         },
     },
+    SchemeEntry {
+        name: "tcp-nc",
+        help: "TCP/NC (Sundararajan et al.) end to end over a drop-tail FIFO: the same as scheme.intra = \"tcp-nc\"",
+        families: &["tcpnc"],
+        compose: Compose::With("tcp-nc"),
+        make: |s| Box::new(PassThrough::new(s.mac.queue_packets as usize)),
+    },
 ];
 
 /// Every family.
@@ -252,6 +281,10 @@ pub const FAMILIES: &[FamilyEntry] = &[
     FamilyEntry {
         name: "combocoding",
         counters: &[],
+    },
+    FamilyEntry {
+        name: "tcpnc",
+        counters: &TcpNcCounters::NAMES,
     },
 ];
 
@@ -300,6 +333,7 @@ pub fn validate(k: &SchemeCfg) -> R {
     k.piggycode.validate("scheme.piggycode")?;
     k.pipeline.validate("scheme.pipeline")?;
     k.combocoding.validate("scheme.combocoding")?;
+    k.tcpnc.validate("scheme.tcpnc")?;
     // Loss adaptation reads the counts the opposite direction carries: it must be coded.
     let pipeline = k.intra == "pipeline" || matches!(hop.compose, Compose::With("pipeline"));
     if pipeline && k.pipeline.adaptive && !k.pipeline.code_acks && k.name != "combocoding" {
@@ -393,6 +427,7 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
     table("piggycode", &|kv| k.piggycode.emit(kv));
     table("pipeline", &|kv| k.pipeline.emit(kv));
     table("combocoding", &|kv| k.combocoding.emit(kv));
+    table("tcpnc", &|kv| k.tcpnc.emit(kv));
 }
 
 #[cfg(test)]
@@ -439,9 +474,12 @@ mod tests {
             "\"pipeline\" cannot run with scheme.name = \"multipath\": it generates and \
              acknowledges its own combinations; use scheme.intra = \"none\""
         );
+        // Every scheme but a composition with another end-to-end coder codes it.
         for hop in SCHEMES {
-            assert!(
+            let other_composition = matches!(hop.compose, Compose::With(own) if own != "pipeline");
+            assert_eq!(
                 compose(hop, &other).is_ok(),
+                !other_composition,
                 "{} codes any packet",
                 hop.name
             );
@@ -478,7 +516,7 @@ mod tests {
         assert_eq!(e.field, "scheme.name");
         assert_eq!(
             e.message,
-            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime, pipeline, combocoding"
+            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime, pipeline, combocoding, tcp-nc"
         );
     }
 

@@ -2,6 +2,7 @@
 //! packets (intra-flow coding: Pipeline coding, TCP/NC, MORE, CoMP), and a layer's own
 //! messages (MORE's batch acknowledgement, CoMP's feedback), which route like any packet.
 
+use super::rlnc::{Field, Gf256, Gf65536};
 use super::Header;
 use crate::net::Packet;
 use std::sync::Arc;
@@ -53,6 +54,39 @@ impl Coeffs {
         match self {
             Coeffs::Gf256(c) => c.len() as u32,
             Coeffs::Gf65536(c) => 2 * c.len() as u32,
+        }
+    }
+}
+
+/// A field whose coefficient vectors travel as one of the `Coeffs` variants: how a coder
+/// generic over the field writes and reads them.
+pub trait FieldCoeffs: Field {
+    /// The vector `c` as carried.
+    fn wrap(c: &[Self::Elem]) -> Coeffs;
+    /// The carried vector, if it is over this field.
+    fn view(c: &Coeffs) -> Option<&[Self::Elem]>;
+}
+
+impl FieldCoeffs for Gf256 {
+    fn wrap(c: &[u8]) -> Coeffs {
+        Coeffs::Gf256(c.into())
+    }
+    fn view(c: &Coeffs) -> Option<&[u8]> {
+        match c {
+            Coeffs::Gf256(v) => Some(v),
+            Coeffs::Gf65536(_) => None,
+        }
+    }
+}
+
+impl FieldCoeffs for Gf65536 {
+    fn wrap(c: &[u16]) -> Coeffs {
+        Coeffs::Gf65536(c.into())
+    }
+    fn view(c: &Coeffs) -> Option<&[u16]> {
+        match c {
+            Coeffs::Gf65536(v) => Some(v),
+            Coeffs::Gf256(_) => None,
         }
     }
 }

@@ -1,0 +1,225 @@
+//! The `[scheme.tcpnc]` table: TCP/NC (Sundararajan et al., INFOCOM 2009), with the
+//! redundancy fixed or set online from CoMP's Alg. 1 (Gheorghiu et al. §III, "TCP-ARQ").
+//! Values the papers leave out are in docs/assumptions.md ("TCP/NC").
+
+use crate::scenario::check::*;
+use crate::scenario::emit::{name, toml_float};
+use serde::{Deserialize, Serialize};
+
+/// The finite field of the coefficients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum NcField {
+    /// GF(2^8), one byte per coefficient (Sundararajan et al.'s implementation).
+    Gf256,
+    /// GF(2^16), two bytes per coefficient (CoMP, Gheorghiu et al. §II).
+    Gf65536,
+}
+
+/// TCP/NC's parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpNcCfg {
+    /// Field of the coding coefficients: `"gf256"` (Sundararajan et al.) or `"gf65536"`
+    /// (CoMP).
+    pub field: NcField,
+    /// Set the redundancy R online at the source from CoMP's Alg. 1, with the loss the
+    /// destination reports on its acknowledgements (seed 003 §III, "TCP-ARQ"); false: R
+    /// stays `redundancy`.
+    pub adaptive: bool,
+    /// R, combinations sent per packet from TCP (fractions accumulate); with `adaptive`,
+    /// R until the first loss report; in [1, 10].
+    pub redundancy: f64,
+    /// Adaptive R's floor; in [1, 10], at most `max_redundancy`.
+    pub min_redundancy: f64,
+    /// Adaptive R's cap; in [1, 10].
+    pub max_redundancy: f64,
+    /// Adaptive R is `headroom` / (1 − estimated loss): above 1, the destination gains
+    /// degrees of freedom faster than packets arrive, on average; in [1, 2].
+    pub headroom: f64,
+    /// Smoothing of the loss estimate: weight of each packet reported in the exponential
+    /// average (1: each report's own loss, as Alg. 1); in (0, 1].
+    pub loss_alpha: f64,
+    /// When an acknowledgement's window leaves TCP no room to send (the destination holds
+    /// packets seen but not decoded: they take receive buffer), the source sends R
+    /// combinations of its window itself, as for a packet from TCP (not in the paper);
+    /// false: only TCP's packets, retransmissions included, send combinations, as the
+    /// paper.
+    pub blocked_repair: bool,
+}
+
+impl Default for TcpNcCfg {
+    fn default() -> Self {
+        TcpNcCfg {
+            field: NcField::Gf256,
+            adaptive: true,
+            redundancy: 1.25,
+            min_redundancy: 1.0,
+            max_redundancy: 5.0,
+            headroom: 1.1,
+            loss_alpha: 1.0 / 32.0,
+            blocked_repair: false,
+        }
+    }
+}
+
+/// The coder's parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TcpNcParams {
+    /// Adaptive R (from Alg. 1), or fixed.
+    pub adaptive: bool,
+    /// Fixed R, or the initial R.
+    pub redundancy: f64,
+    /// Adaptive R's floor.
+    pub min_redundancy: f64,
+    /// Adaptive R's cap.
+    pub max_redundancy: f64,
+    /// Adaptive R = headroom / (1 − loss).
+    pub headroom: f64,
+    /// Smoothing weight per packet reported.
+    pub loss_alpha: f64,
+    /// Repair when the destination's window blocks TCP.
+    pub blocked_repair: bool,
+    /// The window the destination advertises on its acknowledgements until its TCP
+    /// receiver has acknowledged something (the scenario's `tcp.rcv_buffer_bytes`).
+    pub rcv_window: u32,
+}
+
+impl TcpNcParams {
+    /// R for an estimated loss (the rule of docs/assumptions.md, "TCP/NC").
+    pub fn redundancy_for(&self, loss: f64) -> f64 {
+        let r = if loss >= 1.0 {
+            self.max_redundancy
+        } else {
+            self.headroom / (1.0 - loss.max(0.0))
+        };
+        r.clamp(self.min_redundancy, self.max_redundancy)
+    }
+}
+
+impl TcpNcCfg {
+    /// Checks every value; `at` is the table's path (`scheme.tcpnc`).
+    pub fn validate(&self, at: &str) -> R {
+        let f = |k: &str| format!("{at}.{k}");
+        for (k, v) in [
+            ("redundancy", self.redundancy),
+            ("min_redundancy", self.min_redundancy),
+            ("max_redundancy", self.max_redundancy),
+        ] {
+            if !(1.0..=10.0).contains(&v) {
+                return Err(not_allowed(&f(k), v, "a number in [1, 10]"));
+            }
+        }
+        if self.min_redundancy > self.max_redundancy {
+            return Err(not_allowed(
+                &f("min_redundancy"),
+                self.min_redundancy,
+                &format!(
+                    "at most scheme.tcpnc.max_redundancy ({})",
+                    fnum(self.max_redundancy)
+                ),
+            ));
+        }
+        if !(1.0..=2.0).contains(&self.headroom) {
+            return Err(not_allowed(
+                &f("headroom"),
+                self.headroom,
+                "a number in [1, 2]",
+            ));
+        }
+        if !(self.loss_alpha > 0.0 && self.loss_alpha <= 1.0) {
+            return Err(not_allowed(
+                &f("loss_alpha"),
+                self.loss_alpha,
+                "a number in (0, 1]",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The parameters; `rcv_window` is the scenario's TCP receive buffer.
+    pub fn params(&self, rcv_window: u32) -> TcpNcParams {
+        TcpNcParams {
+            adaptive: self.adaptive,
+            redundancy: self.redundancy,
+            min_redundancy: self.min_redundancy,
+            max_redundancy: self.max_redundancy,
+            headroom: self.headroom,
+            loss_alpha: self.loss_alpha,
+            blocked_repair: self.blocked_repair,
+            rcv_window,
+        }
+    }
+
+    /// The table as TOML lines (`key = value`), for the canonical scenario text.
+    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
+        kv("field", name(&self.field));
+        kv("adaptive", self.adaptive.to_string());
+        kv("redundancy", toml_float(self.redundancy));
+        kv("min_redundancy", toml_float(self.min_redundancy));
+        kv("max_redundancy", toml_float(self.max_redundancy));
+        kv("headroom", toml_float(self.headroom));
+        kv("loss_alpha", toml_float(self.loss_alpha));
+        kv("blocked_repair", self.blocked_repair.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_values_name_the_field() {
+        let at = "scheme.tcpnc";
+        let bad = |c: TcpNcCfg| c.validate(at).unwrap_err().field;
+        assert!(TcpNcCfg::default().validate(at).is_ok());
+        let d = TcpNcCfg::default;
+        assert_eq!(
+            bad(TcpNcCfg {
+                redundancy: 0.9,
+                ..d()
+            }),
+            "scheme.tcpnc.redundancy"
+        );
+        assert_eq!(
+            bad(TcpNcCfg {
+                min_redundancy: 3.0,
+                max_redundancy: 2.0,
+                ..d()
+            }),
+            "scheme.tcpnc.min_redundancy"
+        );
+        assert_eq!(
+            bad(TcpNcCfg {
+                headroom: 0.9,
+                ..d()
+            }),
+            "scheme.tcpnc.headroom"
+        );
+        assert_eq!(
+            bad(TcpNcCfg {
+                loss_alpha: 0.0,
+                ..d()
+            }),
+            "scheme.tcpnc.loss_alpha"
+        );
+    }
+
+    #[test]
+    fn the_redundancy_rule_follows_the_loss_within_its_bounds() {
+        let p = TcpNcCfg::default().params(65_536);
+        assert_eq!(p.redundancy_for(0.0), 1.1);
+        assert!((p.redundancy_for(0.5) - 2.2).abs() < 1e-12);
+        assert_eq!(p.redundancy_for(0.9), 5.0, "capped");
+        assert_eq!(p.redundancy_for(1.0), 5.0);
+        let floor = TcpNcCfg {
+            headroom: 1.0,
+            min_redundancy: 1.2,
+            ..TcpNcCfg::default()
+        }
+        .params(65_536);
+        assert_eq!(floor.redundancy_for(0.0), 1.2, "floored");
+    }
+}
