@@ -1,5 +1,5 @@
-//! Online loss estimation from piggybacked receive counts: Gheorghiu et al.'s Alg. 1
-//! (seed 003, CoMP §II-B), shared by the schemes that set their redundancy from it
+//! Online loss estimation from piggybacked receive counts: Alg. 1 of Gheorghiu et al.,
+//! CoMP (§II-B), shared by the schemes that set their redundancy from it
 //! (TCP/NC as CoMP's "TCP-ARQ", and later MORE and CoMP themselves).
 //!
 //! A sender keeps, per downstream neighbour i, the ids of the packets it sent to i and

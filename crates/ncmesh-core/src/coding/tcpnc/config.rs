@@ -26,7 +26,7 @@ pub struct TcpNcCfg {
     /// (CoMP).
     pub field: NcField,
     /// Set the redundancy R online at the source from CoMP's Alg. 1, with the loss the
-    /// destination reports on its acknowledgements (seed 003 §III, "TCP-ARQ"); false: R
+    /// destination reports on its acknowledgements (Gheorghiu et al., CoMP §III, "TCP-ARQ"); false: R
     /// stays `redundancy`.
     pub adaptive: bool,
     /// R, combinations sent per packet from TCP (fractions accumulate); with `adaptive`,

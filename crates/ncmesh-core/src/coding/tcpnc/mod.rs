@@ -1,6 +1,6 @@
 //! TCP/NC (Sundararajan, Shah, Médard, Mitzenmacher, Barros, INFOCOM 2009): a coding layer
 //! between TCP and IP at the end hosts; CoMP's "TCP-ARQ" baseline (Gheorghiu et al.,
-//! seed 003 §III) when its redundancy is set online from CoMP's Alg. 1.
+//! Gheorghiu et al., CoMP §III) when its redundancy is set online from CoMP's Alg. 1.
 //!
 //! - Source (§V-A): the coding buffer holds the packets from TCP the destination has not
 //!   acknowledged as seen; per packet from TCP, NUM += R and ⌊NUM⌋ random linear
@@ -31,7 +31,7 @@
 //! - R is fixed (`adaptive = false`) or, by default, set at the source from Alg. 1: the
 //!   destination counts the combinations it receives (s, t) and piggybacks them on its
 //!   ACKs; the source estimates the end-to-end loss L and sets R = headroom / (1 − L)
-//!   within [min_redundancy, max_redundancy] (seed 003 §III: the original gives no rule).
+//!   within [min_redundancy, max_redundancy] (Gheorghiu et al., CoMP §III: the original gives no rule).
 
 pub mod coder;
 pub mod config;
