@@ -50,6 +50,8 @@ struct Downstream {
     node: NodeId,
     /// p_i: ids sent, ascending.
     sent: VecDeque<u64>,
+    /// The highest id ever recorded (a resend of an id is not a new packet).
+    highest: Option<u64>,
     /// r_i: the count the neighbour last reported.
     reported: u64,
     /// The smoothed loss, once a sample came.
@@ -93,9 +95,14 @@ impl LossEstimate {
     }
 
     /// This node sent packet `id` to downstream neighbour `to` (ids ascend per
-    /// neighbour).
+    /// neighbour). An id at or below one recorded before is a resend of the same packet
+    /// (an inter-flow coder's retransmission in a new frame) and is not counted again.
     pub fn sent(&mut self, to: NodeId, id: u64) {
         let d = self.entry(to);
+        if d.highest.is_some_and(|h| id <= h) {
+            return;
+        }
+        d.highest = Some(id);
         if d.sent.len() == MAX_PENDING_IDS {
             d.sent.pop_front();
         }
@@ -243,6 +250,18 @@ mod tests {
             })
         );
         assert_eq!(rx.counts(9), None);
+    }
+
+    #[test]
+    fn a_resent_id_is_not_a_new_packet() {
+        // An inter-flow coder puts id 2 on the air twice: Alg. 1 counts it once.
+        let mut e = LossEstimate::new(1.0);
+        for id in [1, 2, 2, 3, 1] {
+            e.sent(7, id);
+        }
+        let s = e.report(7, 3, 3).unwrap();
+        assert_eq!((s.sent, s.received), (3, 3));
+        assert!(close(s.loss, 0.0));
     }
 
     #[test]

@@ -57,8 +57,8 @@ pub struct SchemeCfg {
     /// re-encode innovative packets, the destination decodes on arrival and hands
     /// packets up in order; `[scheme.pipeline]`), `"tcp-nc"` (TCP/NC, Sundararajan et
     /// al.; CoMP's TCP-ARQ: the source sends R random combinations of its coding window
-    /// per TCP packet, relays forward, the destination acknowledges every degree of
-    /// freedom with the first unseen packet and hands packets up in order;
+    /// per TCP packet, relays forward, the destination acknowledges every arrival with
+    /// the first unseen packet and hands packets up in order;
     /// `[scheme.tcpnc]`).
     pub intra: String,
     /// The XOR-coding family (COPE, Encode Once, BFLY; NCAQM runs inside it).
@@ -147,7 +147,7 @@ pub const INTRA: &[IntraEntry] = &[
     },
     IntraEntry {
         name: "tcp-nc",
-        help: "TCP/NC (Sundararajan et al.; CoMP's TCP-ARQ): R random combinations of the coding window per TCP packet, relays forward, the destination acknowledges every degree of freedom",
+        help: "TCP/NC (Sundararajan et al.; CoMP's TCP-ARQ): R random combinations of the coding window per TCP packet, relays forward, the destination acknowledges every arrival with the first unseen packet",
         families: &["tcpnc"],
         make: |s| {
             let p = s.scheme.tcpnc.params(s.tcp.rcv_buffer_bytes);

@@ -72,33 +72,31 @@ impl<F: FieldCoeffs> TcpNcCoder<F> {
             self.sources.push((flow, src));
         }
         let src = find(&mut self.sources, flow).expect("added above");
-        let mut out = Vec::new();
-        let pushed = src.push(p.clone(), cx.rng, &mut |c| out.push(c));
-        cx.consume(p);
+        let FlowCx { rng, out, .. } = cx;
+        let pushed = src.push(p, rng, &mut |c| out.send.push(c));
+        // The native is taken for good (FlowCx::consume): the combinations carry it.
+        out.consumed += 1;
         self.counters.tcp_packets += 1;
         self.counters.tcp_retransmissions += u64::from(pushed.retransmission);
         self.counters.source_coded += pushed.sent;
-        for c in out {
-            cx.send(c);
-        }
     }
 
-    /// A combination for this node: decode, hand up, acknowledge a degree of freedom.
+    /// A combination for this node: decode, hand up, acknowledge the arrival.
     fn sink_receive(&mut self, cx: &mut FlowCx, p: Packet) {
         let (sym, first, h) = combination_of(&p).expect("checked");
-        let Some(coeffs) = F::view(&sym.coeffs) else {
-            // Another field's combination (a scenario mixes none; kept for safety).
-            self.counters.stale += 1;
-            return cx.consume(p);
-        };
         let (flow, src, id, adaptive) = (p.flow, p.src, h.id, h.with_id);
         let sink = self.sink(flow);
         sink.counts.received(src, id);
         let mut decoded = 0;
-        let added = sink.receive(sym, first, coeffs, &mut |n| {
-            decoded += 1;
-            cx.up(n)
-        });
+        let added = match F::view(&sym.coeffs) {
+            Some(coeffs) => sink.receive(sym, first, coeffs, &mut |n| {
+                decoded += 1;
+                cx.up(n)
+            }),
+            // Another field's combination: a scenario has one field, so none arrives;
+            // unusable, it is acknowledged like a stale one.
+            None => Added::Stale,
+        };
         let ack = TcpNcAck {
             flow,
             first_unseen: sink.first_unseen(),
@@ -180,14 +178,13 @@ impl<F: FieldCoeffs> FlowCoder for TcpNcCoder<F> {
             }
         }
         let moved = src.ack(ack.first_unseen);
-        if params.blocked_repair {
-            let mut out = Vec::new();
-            let n = src.repair_if_blocked(ack.wnd, cx.rng, &mut |c| out.push(c));
+        // Only on an acknowledgement that moves the window: the repeats that the
+        // repair combinations themselves cause must not trigger more repairs.
+        if params.blocked_repair && moved.is_some() {
+            let FlowCx { rng, out, .. } = &mut *cx;
+            let n = src.repair_if_blocked(ack.wnd, rng, &mut |c| out.send.push(c));
             self.counters.repairs += n;
             self.counters.source_coded += n;
-            for c in out {
-                cx.send(c);
-            }
         }
         match moved {
             Some(seq) => {

@@ -46,7 +46,7 @@ impl WireHeader for TcpNcHeader {
     }
 }
 
-/// The destination's acknowledgement of a degree of freedom: a control message of the
+/// The destination's acknowledgement of an arrival (the first unseen packet): a control message of the
 /// flow layer, from the destination to the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TcpNcAck {

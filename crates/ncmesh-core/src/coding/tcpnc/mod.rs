@@ -1,6 +1,6 @@
 //! TCP/NC (Sundararajan, Shah, Médard, Mitzenmacher, Barros, INFOCOM 2009): a coding layer
 //! between TCP and IP at the end hosts; CoMP's "TCP-ARQ" baseline (Gheorghiu et al.,
-//! Gheorghiu et al., CoMP §III) when its redundancy is set online from CoMP's Alg. 1.
+//! CoMP §III) when its redundancy is set online from CoMP's Alg. 1.
 //!
 //! - Source (§V-A): the coding buffer holds the packets from TCP the destination has not
 //!   acknowledged as seen; per packet from TCP, NUM += R and ⌊NUM⌋ random linear
@@ -65,7 +65,8 @@ pub struct TcpNcCounters {
     pub stale: u64,
     /// Packets decoded and handed up to TCP.
     pub decoded: u64,
-    /// Acknowledgements a destination sent (one per degree of freedom).
+    /// Acknowledgements a destination sent (one per arrival, so one per degree of
+    /// freedom and a repeat for each non-innovative arrival).
     pub acks_sent: u64,
     /// Acknowledgements a source passed up to TCP as ACKs.
     pub acks_up: u64,

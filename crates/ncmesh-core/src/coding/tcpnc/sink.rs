@@ -106,10 +106,13 @@ impl<F: FieldCoeffs> Sink<F> {
                 .natives
                 .pop_front()
                 .expect("a decoded packet was spanned");
-            if let (Some(len), Some(bytes)) = (
-                p.carried().map(<[u8]>::len),
-                self.dec.decoded_payload(self.next_up),
-            ) {
+            // With payload bytes, the bytes handed up are the decoder's, never the
+            // stand-in's: a source that stopped coding them cannot go unnoticed.
+            if let Some(len) = p.carried().map(<[u8]>::len) {
+                let bytes = self
+                    .dec
+                    .decoded_payload(self.next_up)
+                    .expect("combinations of packets with payload carry payload");
                 p.set_carried(bytes[..len].into());
             }
             up(p);

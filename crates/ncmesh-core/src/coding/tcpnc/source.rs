@@ -102,6 +102,8 @@ impl<F: FieldCoeffs> Source<F> {
     ) -> Pushed {
         let h = p.tcp().copied().expect("a TCP segment");
         let retransmission = self.next_seq.is_some_and(|n| h.seq < n);
+        // TCP resends with its original segment boundaries (one MSS per segment).
+        debug_assert!(!retransmission || self.next_seq.is_some_and(|n| h.end_seq() <= n));
         if !retransmission {
             self.next_seq = Some(h.end_seq());
             self.window.push_back(p);
@@ -126,8 +128,8 @@ impl<F: FieldCoeffs> Source<F> {
 
     /// The destination's advertised window `wnd` leaves TCP no room for another
     /// segment beyond the window's bytes: TCP will send nothing until the destination
-    /// decodes, so the layer sends NUM += R combinations itself (one acknowledgement,
-    /// one round). Returns the combinations sent.
+    /// decodes, so the layer sends NUM += R combinations itself (called once per
+    /// acknowledgement that moves the window). Returns the combinations sent.
     pub(super) fn repair_if_blocked(
         &mut self,
         wnd: u32,
