@@ -11,7 +11,7 @@ COLUMNS = {
     "flows": ["flow", "src", "dst", "transport", "goodput_kbps", "rx_bytes", "tx_packets",
               "rtt_mean_ms", "rtt_samples", "retransmissions", "fast_retransmits",
               "timeouts", "payload_errors", "acks_sent", "out_of_order_segments", "delay_mean_ms", "path"],
-    "nodes": ["node", "x", "y", "mac_frames_sent", "mac_data_frames_sent", "mac_retries",
+    "nodes": ["node", "x", "y", "mac_frames_sent", "mac_data_frames_sent", "mac_data_bytes_sent", "mac_retries",
               "mac_frames_received", "mac_frames_overheard", "collisions", "channel_losses",
               "mac_duplicates", "drops_queue_full", "drops_retry_limit", "drops_ttl",
               "drops_no_route", "drops_scheme", "queue_max", "airtime_busy",

@@ -20,8 +20,9 @@ What is compared, bit for bit:
 - Per-node counter columns of coding families added since the baseline
   (`ADDED_COUNTER_PREFIXES`) are left out of the hash, after checking that they are 0:
   a scenario that does not use such a family must not count anything in it. Per-flow
-  fields added since the baseline (`ADDED_FLOW_KEYS`: new measurements of the same run,
-  e.g. the receiver's ACK count) are left out too.
+  and per-node fields added since the baseline (`ADDED_FLOW_KEYS`, `ADDED_NODE_KEYS`: new
+  measurements of the same run, e.g. the receiver's ACK count, the data bytes on the air)
+  are left out too.
 
 A change that is meant to alter results re-records the baseline in the same commit and
 says why in its message.
@@ -51,6 +52,8 @@ WORDING_KEYS = ("title",)
 ADDED_COUNTER_PREFIXES = ("piggy_", "pl_", "tcpnc_")
 # Per-flow measurements added after the baseline was recorded.
 ADDED_FLOW_KEYS = ("acks_sent", "out_of_order_segments", "delay_mean_ms")
+# Per-node measurements added after the baseline was recorded.
+ADDED_NODE_KEYS = ("mac_data_bytes_sent",)
 
 
 def _results(key: str, value):
@@ -164,6 +167,8 @@ def run_case(sc: Scenario, seed: int) -> dict:
         for k in ADDED_FLOW_KEYS:
             flow.pop(k, None)
     for node in raw["nodes"]:
+        for k in ADDED_NODE_KEYS:
+            node.pop(k, None)
         for k in [k for k in node if k.startswith(ADDED_COUNTER_PREFIXES)]:
             if node.pop(k) != 0:
                 raise SystemExit(f"identity: node {node['node']} counts {k} in a case without that family")

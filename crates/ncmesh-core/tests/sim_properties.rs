@@ -233,6 +233,31 @@ fn rate_limited_tcp_carries_its_rate() {
 }
 
 #[test]
+fn data_bytes_on_the_air_are_the_frames_mpdus() {
+    use ncmesh_core::net::packet::IP_HEADER_BYTES;
+    use ncmesh_core::phy::timing::{LLC_BYTES, MAC_DATA_OVERHEAD};
+    use ncmesh_core::transport::udp::UDP_HEADER_BYTES;
+    // One hop of fixed-size UDP datagrams: every data frame is the same MPDU.
+    let mut s = chain(1);
+    s.flows[0].transport = Transport::Udp;
+    s.flows[0].app = AppKind::Cbr;
+    s.flows[0].rate_kbps = Some(200.0);
+    let r = run(&s).unwrap();
+    let mpdu = u64::from(MAC_DATA_OVERHEAD + LLC_BYTES + IP_HEADER_BYTES + UDP_HEADER_BYTES)
+        + u64::from(s.flows[0].packet_bytes);
+    let n = &r.nodes[0];
+    assert!(n.mac_data_frames_sent > 100);
+    assert_eq!(n.mac_data_bytes_sent, n.mac_data_frames_sent * mpdu);
+    assert_eq!(
+        (
+            r.nodes[1].mac_data_frames_sent,
+            r.nodes[1].mac_data_bytes_sent
+        ),
+        (0, 0)
+    );
+}
+
+#[test]
 fn two_ray_senses_two_hops_away() {
     let mut s = chain(4);
     s.channel.model = ChannelModel::Tworay;

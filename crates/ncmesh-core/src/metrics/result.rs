@@ -86,6 +86,9 @@ pub struct NodeResult {
     pub mac_frames_sent: u64,
     /// Data frames put on the air, retries included.
     pub mac_data_frames_sent: u64,
+    /// Bytes (MPDU: MAC header, body, FCS) of those data frames: what a flow costs the
+    /// network, the denominator of Gheorghiu et al.'s (CoMP) efficiency.
+    pub mac_data_bytes_sent: u64,
     /// Retransmissions of data frames (after a missing ACK or CTS).
     pub mac_retries: u64,
     /// Frames decoded that were addressed to this node.
@@ -129,12 +132,13 @@ impl NodeResult {
 
 impl Serialize for NodeResult {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("NodeResult", 18 + self.coding.len())?;
+        let mut st = s.serialize_struct("NodeResult", 19 + self.coding.len())?;
         st.serialize_field("node", &self.node)?;
         st.serialize_field("x", &self.x)?;
         st.serialize_field("y", &self.y)?;
         st.serialize_field("mac_frames_sent", &self.mac_frames_sent)?;
         st.serialize_field("mac_data_frames_sent", &self.mac_data_frames_sent)?;
+        st.serialize_field("mac_data_bytes_sent", &self.mac_data_bytes_sent)?;
         st.serialize_field("mac_retries", &self.mac_retries)?;
         st.serialize_field("mac_frames_received", &self.mac_frames_received)?;
         st.serialize_field("mac_frames_overheard", &self.mac_frames_overheard)?;

@@ -114,6 +114,7 @@ impl Sim {
         nd.stats.mac_frames_sent += 1;
         if frame.kind == FrameKind::Data {
             nd.stats.mac_data_frames_sent += 1;
+            nd.stats.mac_data_bytes_sent += u64::from(frame.mpdu_bytes);
             if frame.retry {
                 nd.stats.mac_retries += 1;
             } else if let (Some(flow), Some(body)) = (&mut nd.flow, &frame.data) {
