@@ -71,6 +71,15 @@ fn horizon_spreads_tcp_over_the_diamonds_relays() {
             "{what}: relays sent {sent:?}"
         );
         assert!(at(&r, 0, "hz_sent_other") > 0, "{what}");
+        // TCP's ACKs go back over the reverse paths, spread too: the destination sends
+        // only ACKs, and not all to one relay.
+        let acks = at(&r, 4, "hz_sent");
+        assert!(acks > 0 && at(&r, 4, "hz_sent_other") > 0, "{what}");
+        assert_eq!(
+            at(&r, 4, "hz_sent"),
+            r.nodes[4].mac_data_frames_sent,
+            "{what}"
+        );
         // Advertisements are heard; the destination reorders.
         assert!(total(&r, "hz_adverts_heard") > 0, "{what}");
         assert!(at(&r, 4, "hz_reorder_held") > 0, "{what}");
