@@ -108,6 +108,15 @@ fn horizon_on_a_roofnet_like_pair() {
     assert!(relays.len() > 1, "more than one relay forwards: {relays:?}");
     let again = run(&s).unwrap();
     assert_eq!(r.flows, again.flows);
+    // Two concurrent flows (CoMP's Fig. 4 set-up) share the nodes' queues.
+    let o = BuildOptions::new().with("pair", 0u64).with("flows", 2u64);
+    let mut two = build("roofnet-like", &o).unwrap();
+    two.simulation.duration_s = 20.0;
+    two.simulation.measure_start_s = 1.0;
+    two.scheme.name = "horizon".into();
+    let r = run(&two).unwrap();
+    assert!(r.conservation.balanced, "{:?}", r.conservation);
+    assert!(r.flows.iter().any(|f| f.goodput_kbps > 0.0));
 }
 
 #[test]
