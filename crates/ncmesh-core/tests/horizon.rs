@@ -99,7 +99,7 @@ fn horizon_runs_are_deterministic() {
 
 #[test]
 fn horizon_on_a_roofnet_like_pair() {
-    // Pair 0 of the default layout's list (several hops, d = 3 paths).
+    // Pair 0 of the default layout's list (2 hops; d = 2 paths, the kind's default).
     let s = roofnet("horizon", 0, 20.0);
     let r = run(&s).unwrap();
     assert!(r.conservation.balanced, "{:?}", r.conservation);
