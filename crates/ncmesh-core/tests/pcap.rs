@@ -516,3 +516,37 @@ fn piggycode_frames_carry_their_block() {
         "next hops of DATA and ACK"
     );
 }
+
+#[test]
+fn horizon_frames_carry_their_advertisement() {
+    use ncmesh_core::coding::horizon::HorizonHeader;
+    let mut s = build("diamond", &BuildOptions::new()).unwrap();
+    s.simulation.duration_s = 3.0;
+    s.simulation.measure_start_s = 0.0;
+    s.scheme.name = "horizon".into();
+    let (trace, _) = traced(&s);
+    let r = trace
+        .iter()
+        .find(|r| r.what == TraceKind::TxStart && r.kind == FrameKind::Data && r.node == 0)
+        .expect("a data frame from the source");
+    let body = r.frame.as_ref().unwrap().data.as_ref().unwrap();
+    let hz = body.header_as::<HorizonHeader>().expect("Horizon's header");
+    let n = hz.entries.len();
+    assert!(n >= 1);
+    assert_eq!(body.header_bytes, 1 + 6 * n as u32);
+    let f = pcap::frame_bytes(r);
+    let h = &f[32..];
+    assert_eq!(&h[0..2], b"NC");
+    assert_eq!(h[3] & 0b10, 0b10, "the family's block follows");
+    let n_int = be16(h, 6) as usize;
+    let hdr_len = be16(h, 4) as usize;
+    assert_eq!(hdr_len, 28 + 4 * n_int + 16 + 4 + 16 * n);
+    let b = &h[28 + 4 * n_int + 16..hdr_len];
+    assert_eq!(be32(b, 0) as usize, n);
+    let e = &hz.entries[0];
+    assert_eq!(
+        (be32(b, 4), be32(b, 8), be32(b, 12)),
+        (e.flow, e.dst, e.backlog)
+    );
+    assert_eq!(f32::from_bits(be32(b, 16)), e.cost as f32);
+}

@@ -25,6 +25,7 @@ pub mod body;
 pub mod combocoding;
 pub mod cx;
 pub mod flow;
+pub mod horizon;
 pub mod loss_estimate;
 pub mod more;
 pub mod ncaqm;

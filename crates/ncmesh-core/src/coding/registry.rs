@@ -12,6 +12,7 @@
 //! only with `scheme.intra = "none"`; validation refuses the rest with the reason.
 
 use super::combocoding::ComboCfg;
+use super::horizon::{Horizon, HorizonCfg, HorizonCounters};
 use super::ncaqm::{NcaqmCfg, NcaqmQueue};
 use super::passthrough::PassThrough;
 use super::piggycode::{PiggyCfg, PiggyCounters, PiggyScheme, WaitRule};
@@ -49,7 +50,11 @@ pub struct SchemeCfg {
     /// a FIFO: the same as `intra = "pipeline"`), `"combocoding"` (ComboCoding, Chen et
     /// al.: Pipeline coding of DATA and ACKs under DATA/ACK XOR at relays with the timer
     /// T of `[scheme.combocoding]`, DATA and ACK told apart by direction), `"tcp-nc"`
-    /// (TCP/NC end to end over a FIFO: the same as `intra = "tcp-nc"`).
+    /// (TCP/NC end to end over a FIFO: the same as `intra = "tcp-nc"`), `"horizon"`
+    /// (Horizon, Radunović et al.; CoMP's multipath baseline: per-flow queues,
+    /// back-pressure forwarding over the flow's reinforced paths with costs advertised
+    /// on every frame, delayed reordering at the destination, a window threshold as TCP's
+    /// congestion signal; no coding; `[scheme.horizon]`).
     pub name: String,
     /// End-to-end (intra-flow) coder above it at every node: `"none"` (packets pass
     /// between transport and network as they are), `"pipeline"` (Pipeline coding, Chen
@@ -73,6 +78,8 @@ pub struct SchemeCfg {
     pub combocoding: ComboCfg,
     /// TCP/NC (end-to-end coding between TCP and IP).
     pub tcpnc: TcpNcCfg,
+    /// Horizon (back-pressure multipath forwarding, no coding).
+    pub horizon: HorizonCfg,
 }
 
 impl Default for SchemeCfg {
@@ -86,6 +93,7 @@ impl Default for SchemeCfg {
             pipeline: PipelineCfg::default(),
             combocoding: ComboCfg::default(),
             tcpnc: TcpNcCfg::default(),
+            horizon: HorizonCfg::default(),
         }
     }
 }
@@ -258,6 +266,15 @@ pub const SCHEMES: &[SchemeEntry] = &[
         compose: Compose::With("tcp-nc"),
         make: |s| Box::new(PassThrough::new(s.mac.queue_packets as usize)),
     },
+    SchemeEntry {
+        name: "horizon",
+        help: "Horizon (Radunović et al.; CoMP's baseline): back-pressure multipath forwarding of TCP over the reinforced paths, delayed reordering at the destination, no coding",
+        families: &["horizon"],
+        compose: Compose::Alone(
+            "it forwards TCP's own segments and reorders them at the destination itself",
+        ),
+        make: |s| Box::new(Horizon::new(s.scheme.horizon.params())),
+    },
 ];
 
 /// Every family.
@@ -285,6 +302,10 @@ pub const FAMILIES: &[FamilyEntry] = &[
     FamilyEntry {
         name: "tcpnc",
         counters: &TcpNcCounters::NAMES,
+    },
+    FamilyEntry {
+        name: "horizon",
+        counters: &HorizonCounters::NAMES,
     },
 ];
 
@@ -334,6 +355,7 @@ pub fn validate(k: &SchemeCfg) -> R {
     k.pipeline.validate("scheme.pipeline")?;
     k.combocoding.validate("scheme.combocoding")?;
     k.tcpnc.validate("scheme.tcpnc")?;
+    k.horizon.validate("scheme.horizon")?;
     // Loss adaptation reads the counts the opposite direction carries: it must be coded.
     let pipeline = k.intra == "pipeline" || matches!(hop.compose, Compose::With("pipeline"));
     if pipeline && k.pipeline.adaptive && !k.pipeline.code_acks && k.name != "combocoding" {
@@ -428,6 +450,7 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
     table("pipeline", &|kv| k.pipeline.emit(kv));
     table("combocoding", &|kv| k.combocoding.emit(kv));
     table("tcpnc", &|kv| k.tcpnc.emit(kv));
+    table("horizon", &|kv| k.horizon.emit(kv));
 }
 
 #[cfg(test)]
@@ -476,7 +499,8 @@ mod tests {
         );
         // Every scheme but a composition with another end-to-end coder codes it.
         for hop in SCHEMES {
-            let other_composition = matches!(hop.compose, Compose::With(own) if own != "pipeline");
+            let other_composition = matches!(hop.compose, Compose::With(own) if own != "pipeline")
+                || matches!(hop.compose, Compose::Alone(_));
             assert_eq!(
                 compose(hop, &other).is_ok(),
                 !other_composition,
@@ -516,7 +540,7 @@ mod tests {
         assert_eq!(e.field, "scheme.name");
         assert_eq!(
             e.message,
-            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime, pipeline, combocoding, tcp-nc"
+            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime, pipeline, combocoding, tcp-nc, horizon"
         );
     }
 

@@ -1,0 +1,163 @@
+//! Whole-run checks of Horizon (Radunović et al.; CoMP's multipath baseline) under TCP
+//! NewReno: on the diamond (3 relays, 3 reinforced paths) and on `roofnet-like` pairs,
+//! the node ledger balances, runs are deterministic, packets spread over more than one
+//! relay and TCP gets goodput.
+
+use ncmesh_core::metrics::RunResult;
+use ncmesh_core::scenario::schema::*;
+use ncmesh_core::scenario::{build, BuildOptions};
+use ncmesh_core::sim::run;
+
+fn diamond(scheme: &str, loss: f64, secs: f64) -> Scenario {
+    let o = BuildOptions::new().with("relays", 3u64).with("loss", loss);
+    let mut s = build("diamond", &o).unwrap();
+    assert_eq!(s.routing.paths, 3);
+    s.simulation.duration_s = secs;
+    s.simulation.measure_start_s = 1.0;
+    s.scheme.name = scheme.to_string();
+    s
+}
+
+fn roofnet(scheme: &str, pair: u64, secs: f64) -> Scenario {
+    let mut s = build("roofnet-like", &BuildOptions::new().with("pair", pair)).unwrap();
+    s.simulation.duration_s = secs;
+    s.simulation.measure_start_s = 1.0;
+    s.scheme.name = scheme.to_string();
+    s
+}
+
+fn at(r: &RunResult, node: usize, name: &str) -> u64 {
+    r.nodes[node].counter(name)
+}
+
+fn total(r: &RunResult, name: &str) -> u64 {
+    r.nodes.iter().map(|n| n.counter(name)).sum()
+}
+
+/// Data frames each node other than the flow's ends sent (relays), largest first.
+fn relay_frames(r: &RunResult, s: &Scenario) -> Vec<(usize, u64)> {
+    let f = &s.flows[0];
+    let mut v: Vec<(usize, u64)> = r
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i as u32 != f.src && *i as u32 != f.dst)
+        .map(|(i, n)| (i, n.mac_data_frames_sent))
+        .filter(|&(_, n)| n > 0)
+        .collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}
+
+#[test]
+fn horizon_spreads_tcp_over_the_diamonds_relays() {
+    for loss in [0.0, 0.1] {
+        let s = diamond("horizon", loss, 20.0);
+        let r = run(&s).unwrap();
+        let what = format!("loss {loss}");
+        assert!(r.conservation.balanced, "{what}: {:?}", r.conservation);
+        // (No MAC retries in CoMP's set-up: every collision and link loss reaches TCP.)
+        let floor = if loss == 0.0 { 50.0 } else { 1.0 };
+        assert!(
+            r.flows[0].goodput_kbps > floor,
+            "{what}: goodput {}",
+            r.flows[0].goodput_kbps
+        );
+        // Every relay forwards a real share of the packets.
+        let sent: Vec<u64> = (1..=3).map(|i| at(&r, i, "hz_sent")).collect();
+        let all: u64 = sent.iter().sum();
+        assert!(
+            sent.iter().all(|&n| n * 10 > all),
+            "{what}: relays sent {sent:?}"
+        );
+        assert!(at(&r, 0, "hz_sent_other") > 0, "{what}");
+        // TCP's ACKs go back over the reverse paths, spread too: the destination sends
+        // only ACKs, and not all to one relay.
+        let acks = at(&r, 4, "hz_sent");
+        assert!(acks > 0 && at(&r, 4, "hz_sent_other") > 0, "{what}");
+        assert_eq!(
+            at(&r, 4, "hz_sent"),
+            r.nodes[4].mac_data_frames_sent,
+            "{what}"
+        );
+        // Advertisements are heard; the destination reorders.
+        assert!(total(&r, "hz_adverts_heard") > 0, "{what}");
+        assert!(at(&r, 4, "hz_reorder_held") > 0, "{what}");
+    }
+}
+
+#[test]
+fn horizon_runs_are_deterministic() {
+    let s = diamond("horizon", 0.1, 10.0);
+    let (a, b) = (run(&s).unwrap(), run(&s).unwrap());
+    assert_eq!(a.flows, b.flows);
+    assert_eq!(a.events, b.events);
+    for name in ["hz_sent", "hz_reorder_held", "hz_window_drops"] {
+        assert_eq!(total(&a, name), total(&b, name), "{name}");
+    }
+}
+
+#[test]
+fn horizon_on_a_roofnet_like_pair() {
+    // Pair 0 of the default layout's list (2 hops; d = 2 paths, the kind's default).
+    let s = roofnet("horizon", 0, 20.0);
+    let r = run(&s).unwrap();
+    assert!(r.conservation.balanced, "{:?}", r.conservation);
+    assert!(r.flows[0].goodput_kbps > 0.0);
+    let relays = relay_frames(&r, &s);
+    assert!(relays.len() > 1, "more than one relay forwards: {relays:?}");
+    let again = run(&s).unwrap();
+    assert_eq!(r.flows, again.flows);
+    // Two concurrent flows (CoMP's Fig. 4 set-up) share the nodes' queues.
+    let o = BuildOptions::new().with("pair", 0u64).with("flows", 2u64);
+    let mut two = build("roofnet-like", &o).unwrap();
+    two.simulation.duration_s = 20.0;
+    two.simulation.measure_start_s = 1.0;
+    two.scheme.name = "horizon".into();
+    let r = run(&two).unwrap();
+    assert!(r.conservation.balanced, "{:?}", r.conservation);
+    assert!(r.flows.iter().any(|f| f.goodput_kbps > 0.0));
+}
+
+#[test]
+#[ignore = "prints figures: cargo test --release --test horizon -- --ignored --nocapture"]
+fn figures_horizon_against_no_scheme() {
+    let show = |what: &str, s: &Scenario| {
+        let r = run(s).unwrap();
+        println!(
+            "{what:<28} {:<8} goodput {:7.1} kbit/s, retx {:4}, relays' data frames {:?}, window drops {}, reorder held/expired {}/{}",
+            s.scheme.name,
+            r.flows[0].goodput_kbps,
+            r.flows[0].retransmissions,
+            relay_frames(&r, s),
+            total(&r, "hz_window_drops"),
+            total(&r, "hz_reorder_held"),
+            total(&r, "hz_reorder_expired"),
+        );
+    };
+    for loss in [0.0, 0.1, 0.2] {
+        for scheme in ["none", "horizon"] {
+            show(
+                &format!("diamond loss {loss}"),
+                &diamond(scheme, loss, 30.0),
+            );
+        }
+    }
+    // With MAC retries (not CoMP's set-up) TCP's window grows and the threshold acts.
+    for th in [0, 24, 12] {
+        for scheme in ["none", "horizon"] {
+            let mut s = diamond(scheme, 0.0, 30.0);
+            s.mac.retransmissions = true;
+            s.scheme.horizon.window_threshold = th;
+            show(&format!("diamond MAC retries, th {th}"), &s);
+        }
+    }
+    for pair in 0..6 {
+        for scheme in ["none", "horizon"] {
+            show(
+                &format!("roofnet-like pair {pair}"),
+                &roofnet(scheme, pair, 30.0),
+            );
+        }
+    }
+}
