@@ -23,7 +23,8 @@ SHOWN_WHEN_LARGE = 10
 # column of the node rows is a counter of the coding scheme (native_tx, coded_tx, ...,
 # whatever the scheme family reports): shown when non-zero.
 NODE_COLUMNS = frozenset({
-    "node", "x", "y", "mac_frames_sent", "mac_data_frames_sent", "mac_retries", "mac_frames_received",
+    "node", "x", "y", "mac_frames_sent", "mac_data_frames_sent", "mac_data_bytes_sent", "mac_retries",
+    "mac_frames_received",
     "mac_frames_overheard", "collisions", "channel_losses", "mac_duplicates", "queue_max", "airtime_busy",
 })
 

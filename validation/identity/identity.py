@@ -48,8 +48,8 @@ REPRODUCTIONS = ("ncaqm", "cope-tcp", "chain-vs-ns3")
 VOLATILE_SUMMARY_KEYS = ("date", "command", "ncmesh_version")
 WORDING_KEYS = ("title",)
 # Node columns of coding families added after the baseline was recorded (DATA/ACK coding,
-# Pipeline coding, TCP/NC).
-ADDED_COUNTER_PREFIXES = ("piggy_", "pl_", "tcpnc_")
+# Pipeline coding, TCP/NC, Horizon).
+ADDED_COUNTER_PREFIXES = ("piggy_", "pl_", "tcpnc_", "hz_")
 # Per-flow measurements added after the baseline was recorded.
 ADDED_FLOW_KEYS = ("acks_sent", "out_of_order_segments", "delay_mean_ms")
 # Per-node measurements added after the baseline was recorded.

@@ -1,5 +1,5 @@
 //! The `[scheme.horizon]` table: Horizon (Radunović et al., MSR-TR-2008-54), CoMP's
-//! multipath baseline (Gheorghiu et al., seed 003). Values the papers leave out are in
+//! multipath baseline (Gheorghiu et al., CoMP). Values the papers leave out are in
 //! docs/assumptions.md ("Horizon").
 
 use crate::engine::{secs, Time};

@@ -1,7 +1,8 @@
-//! Horizon (Radunović, Gkantsidis, Gunawardena, Key; MSR-TR-2008-54, MobiCom 2008;
-//! summarised in /work/shared/reference/papers-002-004.md §4): back-pressure multipath
-//! forwarding of unmodified TCP, without coding; CoMP's multipath baseline (Gheorghiu et
-//! al., seed 003 §IV, fed with TCP's real window).
+//! Horizon (Radunović, Gkantsidis, Gunawardena, Key; MSR-TR-2008-54, MobiCom 2008; its
+//! rules as the patent US 8,045,463 states them, claims 1-5 and 15, in the project's
+//! reference notes on Horizon): back-pressure multipath forwarding of unmodified TCP,
+//! without coding; CoMP's multipath baseline (Gheorghiu et al., CoMP §III, fed with
+//! TCP's real window).
 //!
 //! - Queues: one per flow direction (flow, destination) at every node; TCP ACKs use the
 //!   queue of their direction, on the reverse paths. Their total is the interface queue
@@ -15,18 +16,18 @@
 //!   advertisement lasts `advert_timeout_s`; a neighbour not heard from (or whose
 //!   advertisement ran out) counts as backlog 0, cost 0, so a node never holds forever;
 //!   a destination has no queue for its own direction and so advertises nothing, i.e. 0.
-//! - Cost (TR §4, "per-flow cost"): the time to clear the own queue through the chosen
+//! - Cost (patent, "per-flow cost"): the time to clear the own queue through the chosen
 //!   next hop plus that hop's advertised cost: cost = B · ETX(i, j*) + C_j*, where j* is
 //!   the candidate (next nodes on the flow's reinforced paths, `routing.paths`) with the
 //!   lowest ETX(i, j) + C_j.
-//! - At each transmission opportunity (TR §4, "flow selection"): for every queue, the
+//! - At each transmission opportunity (patent claims 1-5, "flow selection"): for every queue, the
 //!   candidates that satisfy the back-pressure condition (own backlog B > the
 //!   candidate's advertised backlog for that direction); of those the one with the
 //!   lowest ETX(i, j) + C_j (ties in turn); the queue that takes longest to clear, B · ETX(i, j)
 //!   (with equal link rates, the longest) sends its head to it. A queue none of whose
 //!   candidates qualifies holds (the MAC does not contend) until one does: a new
 //!   advertisement, a new packet, or an advertisement running out.
-//! - Destination (TR §4, "delayed reordering"): `reorder::Reorder`.
+//! - Destination (patent claim 15, "delayed reordering"): `reorder::Reorder`.
 //! - Congestion signal: Gheorghiu et al. fed Horizon TCP's real window. A scheme has no
 //!   handle on TCP's state, but a flow's source sees its window on the wire (the highest
 //!   data byte it sent less the highest byte acknowledged by the ACKs it receives): a new
@@ -187,6 +188,8 @@ struct Window {
     sent: u64,
     /// Highest cumulative acknowledgement received.
     acked: u64,
+    /// Largest segment seen (the segment size the threshold counts in).
+    mss: u64,
 }
 
 /// What to do at a transmission opportunity.
@@ -268,7 +271,7 @@ impl Horizon {
         best.map(|b| b.0)
     }
 
-    /// The flow selection (TR §4): the slowest queue to clear among those with a
+    /// The flow selection (patent claims 1-3): the slowest queue to clear among those with a
     /// candidate satisfying the back-pressure condition. `now` None: every advertisement
     /// counts (what `poll_at` sees; a blocked queue is due when its first advertisement
     /// runs out).
@@ -339,6 +342,7 @@ impl Horizon {
                     flow,
                     sent: 0,
                     acked: 0,
+                    mss: 0,
                 });
                 self.windows.len() - 1
             }
@@ -359,7 +363,10 @@ impl Horizon {
         if end <= w.sent {
             return false;
         }
-        if th > 0 && end.saturating_sub(w.acked) > th * h.len as u64 {
+        // In segments of the flow's size: a short segment (a transfer's tail) counts
+        // as one, not as a smaller unit.
+        w.mss = w.mss.max(h.len as u64);
+        if th > 0 && end.saturating_sub(w.acked) > th * w.mss {
             return true;
         }
         w.sent = end;
@@ -433,11 +440,10 @@ impl CodingScheme for Horizon {
             cx.drop_packet(pkt, DropReason::QueueFull);
             return;
         }
-        // Every reinforced path's next node, whatever `routing.spread` hands over.
-        let mut all = cx.next_hops(pkt.dst, pkt.flow);
-        if all.is_empty() {
-            all = hops.iter().copied().collect();
-        }
+        // Every reinforced path's next node, whatever `routing.spread` hands over (the
+        // same routes that gave `hops`, which the seam guarantees is never empty).
+        let all = cx.next_hops(pkt.dst, pkt.flow);
+        debug_assert!(!all.is_empty() && !hops.is_empty());
         let cands: SmallVec<[Cand; 4]> = all
             .iter()
             .map(|h| Cand {

@@ -1,5 +1,5 @@
-//! Horizon's delayed reordering at a flow's destination (Radunović et al., MSR-TR-2008-54
-//! §4: packets spread over several paths arrive out of order, which TCP would read as
+//! Horizon's delayed reordering at a flow's destination (Radunović et al., MSR-TR-2008-54;
+//! patent US 8,045,463 claim 15: packets spread over several paths arrive out of order, which TCP would read as
 //! loss): a data segment that arrives while an earlier byte of its flow is missing waits,
 //! at most the hold time; then it goes up with every segment before it, in order, and
 //! the gap is given up on (TCP's own recovery repairs it).
@@ -65,11 +65,17 @@ impl Reorder {
         let hold = self.hold;
         let b = self.buf(p.flow);
         let mut out = Vec::new();
-        if hold == 0 || seq <= b.next || b.held.contains_key(&seq) {
-            // In order, old, or a copy of one held: TCP sorts it out.
+        if hold == 0 || seq <= b.next {
+            // In order, or old: TCP sorts it out.
             b.next = b.next.max(seq + len as u64);
             out.push(p);
             drain(b, &mut out);
+            return (out, None);
+        }
+        if b.held.contains_key(&seq) {
+            // A copy of a held segment (TCP resending after a timeout): up at once, but
+            // the gap before it stays open; TCP discards whichever copy comes second.
+            out.push(p);
             return (out, None);
         }
         let deadline = now + hold;
@@ -203,6 +209,20 @@ mod tests {
         // A late copy of 1 goes straight up (TCP drops it or fills its hole).
         assert_eq!(arrive(&mut r, 1, 120), (vec![1], None));
         assert_eq!((r.held_total, r.expired), (3, 2));
+    }
+
+    #[test]
+    fn a_copy_of_a_held_segment_does_not_skip_the_gap() {
+        let mut r = Reorder::new(100);
+        arrive(&mut r, 0, 0);
+        arrive(&mut r, 2, 1);
+        arrive(&mut r, 3, 2);
+        // TCP resends 3 (say after a timeout): the copy goes up alone; 1 is still
+        // awaited and 2, 3 stay held.
+        assert_eq!(arrive(&mut r, 3, 3), (vec![3], None));
+        assert_eq!(r.held(), 2);
+        assert_eq!(arrive(&mut r, 1, 4), (vec![1, 2, 3], None));
+        assert_eq!(r.expired, 0);
     }
 
     #[test]
