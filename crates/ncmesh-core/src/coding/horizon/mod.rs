@@ -11,8 +11,12 @@
 //!   by the MAC) as one more packet in that neighbour's backlog and one more
 //!   transmission in its cost, so that it does not pile a burst on one relay.
 //! - Advertisement: every data frame a node sends carries, for each flow direction it
-//!   has a queue for, its backlog and its cost (a small header, counted on the air);
-//!   neighbours take it from every frame they hear, overheard ones included. An
+//!   has a queue for (but those empty for longer than `advert_timeout_s`), its backlog
+//!   and its cost (a small header, counted on the air); neighbours take it from every
+//!   frame they hear, overheard ones included, each entry into the slot of the sender
+//!   among the candidates of the node's queue for that direction (an entry of a
+//!   direction the node has no queue for, or from a node not its candidate, is
+//!   ignored: a lookup costs the queue's candidates, not every neighbour heard). An
 //!   advertisement lasts `advert_timeout_s`; a neighbour not heard from (or whose
 //!   advertisement ran out) counts as backlog 0, cost 0, so a node never holds forever;
 //!   a destination has no queue for its own direction and so advertises nothing, i.e. 0.
@@ -111,7 +115,8 @@ pub struct HorizonCounters {
     pub sent_other: u64,
     /// Of those, to a candidate with no advertisement in force.
     pub sent_unheard: u64,
-    /// Advertisements taken from frames heard.
+    /// Advertisements taken from frames heard (a candidate's, for the direction it is a
+    /// candidate of; the rest are ignored).
     pub adverts_heard: u64,
     /// Segments the destination held for reordering.
     pub reorder_held: u64,
@@ -149,11 +154,13 @@ impl HorizonCounters {
     }
 }
 
-/// A candidate next hop and the expected transmissions of the link to it.
+/// A candidate next hop, the expected transmissions of the link to it and what it last
+/// advertised for the queue's flow direction.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Cand {
     node: NodeId,
     etx: f64,
+    heard: Option<Heard>,
 }
 
 /// One flow direction's queue.
@@ -166,14 +173,13 @@ struct FlowQueue {
     cands: SmallVec<[Cand; 4]>,
     /// Where ties between candidates start: the one after the last chosen.
     turn: usize,
+    /// When the queue last became empty (meaningful while it is).
+    empty_since: Time,
 }
 
-/// A neighbour's advertisement for one flow direction.
-#[derive(Debug, Clone, Copy)]
+/// A candidate's advertisement for one flow direction.
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Heard {
-    from: NodeId,
-    flow: u32,
-    dst: NodeId,
     backlog: u32,
     cost: f64,
     /// When it runs out.
@@ -192,6 +198,14 @@ struct Window {
     mss: u64,
 }
 
+impl Cand {
+    /// What the candidate last advertised; with `now`, one that has run out counts as
+    /// none.
+    fn advert(&self, now: Option<Time>) -> Option<Heard> {
+        self.heard.filter(|h| now.is_none_or(|t| h.until > t))
+    }
+}
+
 /// What to do at a transmission opportunity.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Choice {
@@ -207,7 +221,6 @@ enum Choice {
 pub struct Horizon {
     p: HorizonParams,
     queues: Vec<FlowQueue>,
-    heard: Vec<Heard>,
     windows: Vec<Window>,
     reorder: Reorder,
     counters: HorizonCounters,
@@ -219,7 +232,6 @@ impl Horizon {
         Horizon {
             p,
             queues: Vec::new(),
-            heard: Vec::new(),
             windows: Vec::new(),
             reorder: Reorder::new(p.hold),
             counters: HorizonCounters::default(),
@@ -230,36 +242,22 @@ impl Horizon {
         self.queues.iter().map(|q| q.q.len()).sum()
     }
 
-    /// What `from` last advertised for (flow, dst): (backlog, cost, runs out); with
-    /// `now`, an advertisement that has run out counts as none.
-    fn advert(
-        &self,
-        from: NodeId,
-        flow: u32,
-        dst: NodeId,
-        now: Option<Time>,
-    ) -> Option<(u32, f64, Time)> {
-        let h = self
-            .heard
+    /// The queue of (flow, dst), if the node has one.
+    fn queue(&self, flow: u32, dst: NodeId) -> Option<usize> {
+        self.queues
             .iter()
-            .find(|h| h.from == from && h.flow == flow && h.dst == dst)?;
-        if now.is_some_and(|t| h.until <= t) {
-            return None;
-        }
-        Some((h.backlog, h.cost, h.until))
+            .position(|q| q.flow == flow && q.dst == dst)
     }
 
     /// Queue `q`'s candidate by cost (lowest ETX + advertised cost; on a tie, in turn
     /// from the one after the last chosen) among those `ok` accepts.
-    fn best(&self, q: &FlowQueue, now: Option<Time>, ok: impl Fn(u32) -> bool) -> Option<usize> {
+    fn best(q: &FlowQueue, now: Option<Time>, ok: impl Fn(u32) -> bool) -> Option<usize> {
         let mut best: Option<(usize, f64)> = None;
         let n = q.cands.len();
         for k in 0..n {
             let i = (q.turn + k) % n;
             let c = &q.cands[i];
-            let (backlog, cost) = self
-                .advert(c.node, q.flow, q.dst, now)
-                .map_or((0, 0.0), |a| (a.0, a.1));
+            let (backlog, cost) = c.advert(now).map_or((0, 0.0), |a| (a.backlog, a.cost));
             if !ok(backlog) {
                 continue;
             }
@@ -283,7 +281,7 @@ impl Horizon {
             if b == 0 {
                 continue;
             }
-            match self.best(q, now, |nb| b > nb) {
+            match Self::best(q, now, |nb| b > nb) {
                 Some(ci) => {
                     let clear = b as f64 * q.cands[ci].etx;
                     if send.is_none_or(|s| clear > s.2) {
@@ -292,8 +290,8 @@ impl Horizon {
                 }
                 None => {
                     for c in &q.cands {
-                        if let Some(a) = self.advert(c.node, q.flow, q.dst, now) {
-                            hold = hold.min(a.2);
+                        if let Some(a) = c.advert(now) {
+                            hold = hold.min(a.until);
                         }
                     }
                 }
@@ -306,19 +304,20 @@ impl Horizon {
         }
     }
 
-    /// This node's advertisement at `now`.
+    /// This node's advertisement at `now`: every queue but those empty for longer than
+    /// `advert_timeout` (their last advertisement has run out at every neighbour: left
+    /// out, they count there as not heard from, backlog 0).
     fn advertisement(&self, now: Time) -> HorizonHeader {
         let entries = self
             .queues
             .iter()
+            .filter(|q| !q.q.is_empty() || now - q.empty_since <= self.p.advert_timeout)
             .map(|q| {
                 let b = q.q.len() as u32;
-                let cost = match self.best(q, Some(now), |_| true) {
+                let cost = match Self::best(q, Some(now), |_| true) {
                     Some(ci) => {
                         let c = q.cands[ci];
-                        let down = self
-                            .advert(c.node, q.flow, q.dst, Some(now))
-                            .map_or(0.0, |a| a.1);
+                        let down = c.advert(Some(now)).map_or(0.0, |a| a.cost);
                         b as f64 * c.etx + down
                     }
                     None => 0.0,
@@ -381,26 +380,24 @@ impl Horizon {
         if nb == dst {
             return;
         }
-        match self
-            .heard
-            .iter_mut()
-            .find(|h| h.from == nb && h.flow == flow && h.dst == dst)
-        {
+        let Some(qi) = self.queue(flow, dst) else {
+            return;
+        };
+        let Some(c) = self.queues[qi].cands.iter_mut().find(|c| c.node == nb) else {
+            return;
+        };
+        match &mut c.heard {
             Some(h) if h.until > now => {
                 h.backlog += 1;
                 h.cost += 1.0;
             }
-            Some(h) => {
-                (h.backlog, h.cost, h.until) = (1, 1.0, now + self.p.advert_timeout);
+            slot => {
+                *slot = Some(Heard {
+                    backlog: 1,
+                    cost: 1.0,
+                    until: now + self.p.advert_timeout,
+                })
             }
-            None => self.heard.push(Heard {
-                from: nb,
-                flow,
-                dst,
-                backlog: 1,
-                cost: 1.0,
-                until: now + self.p.advert_timeout,
-            }),
         }
     }
 
@@ -418,10 +415,10 @@ impl Horizon {
             return;
         }
         cx.absorb(1);
-        let (up, deadline) = self.reorder.arrive(p, h.seq, h.len, cx.now);
-        for p in up {
-            cx.release(p);
-        }
+        // Straight into the scheme's output (what `cx.release` does, one at a time).
+        let deadline = self
+            .reorder
+            .arrive(p, h.seq, h.len, cx.now, &mut cx.out.release);
         if let Some(d) = deadline {
             cx.wake_at(d);
         }
@@ -444,19 +441,8 @@ impl CodingScheme for Horizon {
         // same routes that gave `hops`, which the seam guarantees is never empty).
         let all = cx.next_hops(pkt.dst, pkt.flow);
         debug_assert!(!all.is_empty() && !hops.is_empty());
-        let cands: SmallVec<[Cand; 4]> = all
-            .iter()
-            .map(|h| Cand {
-                node: h.node,
-                etx: 1.0 / cx.delivery_prob(cx.node, h.node).max(1e-3),
-            })
-            .collect();
         let (flow, dst) = (pkt.flow, pkt.dst);
-        let q = match self
-            .queues
-            .iter()
-            .position(|q| q.flow == flow && q.dst == dst)
-        {
+        let q = match self.queue(flow, dst) {
             Some(i) => &mut self.queues[i],
             None => {
                 self.queues.push(FlowQueue {
@@ -465,10 +451,24 @@ impl CodingScheme for Horizon {
                     q: VecDeque::new(),
                     cands: SmallVec::new(),
                     turn: 0,
+                    empty_since: 0,
                 });
                 self.queues.last_mut().expect("pushed")
             }
         };
+        // A candidate that stays one keeps what it advertised.
+        let cands: SmallVec<[Cand; 4]> = all
+            .iter()
+            .map(|h| Cand {
+                node: h.node,
+                etx: 1.0 / cx.delivery_prob(cx.node, h.node).max(1e-3),
+                heard: q
+                    .cands
+                    .iter()
+                    .find(|c| c.node == h.node)
+                    .and_then(|c| c.heard),
+            })
+            .collect();
         q.cands = cands;
         q.q.push_back(pkt);
         self.counters.enqueued += 1;
@@ -489,13 +489,16 @@ impl CodingScheme for Horizon {
         let fq = &mut self.queues[q];
         let nh = fq.cands[c].node;
         fq.turn = c + 1;
-        let (flow, dst) = (fq.flow, fq.dst);
+        let unheard = fq.cands[c].advert(Some(cx.now)).is_none();
         let pkt = fq.q.pop_front().expect("a queue with packets");
+        if fq.q.is_empty() {
+            fq.empty_since = cx.now;
+        }
         self.counters.sent += 1;
         if c != 0 {
             self.counters.sent_other += 1;
         }
-        if self.advert(nh, flow, dst, Some(cx.now)).is_none() {
+        if unheard {
             self.counters.sent_unheard += 1;
         }
         // The advertisement is taken after the packet leaves the queue.
@@ -510,24 +513,21 @@ impl CodingScheme for Horizon {
 
     fn handle_rx(&mut self, cx: &mut SchemeCx, rx: Rx<'_>) {
         if let Some(h) = rx.body.header_as::<HorizonHeader>() {
+            // Only what a candidate says about the direction it is a candidate for
+            // counts: kept in its slot of that queue; the rest is ignored.
             let until = cx.now + self.p.advert_timeout;
             for e in &h.entries {
-                let new = Heard {
-                    from: rx.tx,
-                    flow: e.flow,
-                    dst: e.dst,
+                let Some(qi) = self.queue(e.flow, e.dst) else {
+                    continue;
+                };
+                let Some(c) = self.queues[qi].cands.iter_mut().find(|c| c.node == rx.tx) else {
+                    continue;
+                };
+                c.heard = Some(Heard {
                     backlog: e.backlog,
                     cost: e.cost,
                     until,
-                };
-                match self
-                    .heard
-                    .iter_mut()
-                    .find(|x| x.from == rx.tx && x.flow == e.flow && x.dst == e.dst)
-                {
-                    Some(x) => *x = new,
-                    None => self.heard.push(new),
-                }
+                });
                 self.counters.adverts_heard += 1;
             }
         }
@@ -554,9 +554,7 @@ impl CodingScheme for Horizon {
 
     fn handle_timeout(&mut self, cx: &mut SchemeCx) {
         let before = self.reorder.expired;
-        for p in self.reorder.expire(cx.now) {
-            cx.release(p);
-        }
+        self.reorder.expire(cx.now, &mut cx.out.release);
         self.counters.reorder_expired += self.reorder.expired - before;
     }
 

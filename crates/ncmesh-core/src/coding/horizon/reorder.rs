@@ -54,40 +54,40 @@ impl Reorder {
     }
 
     /// A data segment `[seq, seq + len)` of `p.flow` arrives at `now`: the packets to
-    /// hand up now, in order (possibly none), and, if `p` is held, its deadline.
+    /// hand up now go to `out`, in order (possibly none); returns, if `p` is held, its
+    /// deadline.
     pub fn arrive(
         &mut self,
         p: Packet,
         seq: u64,
         len: u32,
         now: Time,
-    ) -> (Vec<Packet>, Option<Time>) {
+        out: &mut Vec<Packet>,
+    ) -> Option<Time> {
         let hold = self.hold;
         let b = self.buf(p.flow);
-        let mut out = Vec::new();
         if hold == 0 || seq <= b.next {
             // In order, or old: TCP sorts it out.
             b.next = b.next.max(seq + len as u64);
             out.push(p);
-            drain(b, &mut out);
-            return (out, None);
+            drain(b, out);
+            return None;
         }
         if b.held.contains_key(&seq) {
             // A copy of a held segment (TCP resending after a timeout): up at once, but
             // the gap before it stays open; TCP discards whichever copy comes second.
             out.push(p);
-            return (out, None);
+            return None;
         }
         let deadline = now + hold;
         b.held.insert(seq, (p, deadline));
         self.held_total += 1;
-        (out, Some(deadline))
+        Some(deadline)
     }
 
-    /// Hands up, in order, every segment whose deadline has passed at `now`, with every
-    /// held segment before it and every one that then follows without a gap.
-    pub fn expire(&mut self, now: Time) -> Vec<Packet> {
-        let mut out = Vec::new();
+    /// Hands up to `out`, in order, every segment whose deadline has passed at `now`,
+    /// with every held segment before it and every one that then follows without a gap.
+    pub fn expire(&mut self, now: Time, out: &mut Vec<Packet>) {
         for b in &mut self.flows {
             let Some(last) = b
                 .held
@@ -108,9 +108,8 @@ impl Reorder {
                 out.push(p);
             }
             self.expired += (out.len() - before) as u64;
-            drain(b, &mut out);
+            drain(b, out);
         }
-        out
     }
 
     /// The earliest deadline of a held segment.
@@ -170,8 +169,15 @@ mod tests {
     }
 
     fn arrive(r: &mut Reorder, i: u64, now: Time) -> (Vec<u64>, Option<Time>) {
-        let (out, d) = r.arrive(seg(i), i * MSS as u64, MSS, now);
+        let mut out = Vec::new();
+        let d = r.arrive(seg(i), i * MSS as u64, MSS, now, &mut out);
         (uids(&out), d)
+    }
+
+    fn expire(r: &mut Reorder, now: Time) -> Vec<u64> {
+        let mut out = Vec::new();
+        r.expire(now, &mut out);
+        uids(&out)
     }
 
     #[test]
@@ -185,7 +191,7 @@ mod tests {
         // The missing one arrives: it and everything after it go up, in order.
         assert_eq!(arrive(&mut r, 1, 3), (vec![1, 2, 3], None));
         assert_eq!(r.held(), 0);
-        assert!(r.expire(1000).is_empty());
+        assert!(expire(&mut r, 1000).is_empty());
         assert_eq!((r.held_total, r.expired), (2, 0));
         // An old copy goes straight up.
         assert_eq!(arrive(&mut r, 1, 4), (vec![1], None));
@@ -198,10 +204,10 @@ mod tests {
         arrive(&mut r, 3, 10); // gap: 1, 2
         arrive(&mut r, 2, 20);
         arrive(&mut r, 5, 30); // gap: 4
-        assert!(r.expire(109).is_empty(), "nothing due before 110");
+        assert!(expire(&mut r, 109).is_empty(), "nothing due before 110");
         // At 110 segment 3's time is up: 2 and 3 go up in order (1 is given up on), 5
         // still waits behind the missing 4 until its own deadline.
-        assert_eq!(uids(&r.expire(110)), vec![2, 3]);
+        assert_eq!(expire(&mut r, 110), vec![2, 3]);
         assert_eq!(r.held(), 1);
         assert_eq!(r.next_deadline(), Some(130));
         // 4 arrives in order now: 4 and 5 go up.

@@ -7,7 +7,7 @@ use crate::coding::bench::Bench;
 use crate::coding::SchemeOut;
 use crate::engine::MILLIS;
 use crate::net::L4;
-use crate::scenario::BuildOptions;
+use crate::scenario::{build, BuildOptions};
 use crate::transport::tcp::segment::TcpHeader;
 
 const SRC: NodeId = 0;
@@ -239,4 +239,189 @@ fn the_destination_reorders_through_the_ledger_seam() {
     let out = b.call(DST, 200 * MILLIS, |cx| s.handle_timeout(cx));
     assert_eq!(out.release.len(), 1);
     assert_eq!(s.counters.reorder_expired, 1);
+}
+
+/// The MAC reports `f`'s outcome to `node` at `now`.
+fn outcome(
+    b: &mut Bench,
+    s: &mut Horizon,
+    node: NodeId,
+    now: Time,
+    f: OutFrame,
+    o: TxOutcome,
+) -> SchemeOut {
+    b.call(node, now, |cx| s.handle_outcome(cx, f, o))
+}
+
+/// What the source's data queue holds of relay `r`'s advertisement: (backlog, cost).
+fn slot(s: &Horizon, r: NodeId) -> Option<(u32, f64)> {
+    let c = s.queues[0].cands.iter().find(|c| c.node == r)?;
+    c.heard.map(|h| (h.backlog, h.cost))
+}
+
+#[test]
+fn a_delivered_packet_counts_at_the_neighbour_until_it_advertises_again() {
+    let mut b = bench();
+    let mut s = layer();
+    for i in 0..2 {
+        put(&mut b, &mut s, SRC, 0, data(i));
+    }
+    hear(&mut b, &mut s, SRC, 1, 0, 1, 0.1);
+    hear(&mut b, &mut s, SRC, 2, 0, 1, 2.0);
+    hear(&mut b, &mut s, SRC, 3, 0, 1, 3.0);
+    let f = send(&mut b, &mut s, SRC, MILLIS).unwrap();
+    assert_eq!(f.mac_rx, 1, "the cheapest");
+    let out = outcome(&mut b, &mut s, SRC, 2 * MILLIS, f, TxOutcome::Delivered);
+    assert_eq!(out.handed_over, 1);
+    // Relay 1 now counts one packet and one transmission more than it said.
+    assert_eq!(slot(&s, 1), Some((2, 1.1)));
+    // Backlog 2 again: relay 1 (2) no longer qualifies, relay 2 does.
+    put(&mut b, &mut s, SRC, 3 * MILLIS, data(2));
+    assert_eq!(send(&mut b, &mut s, SRC, 3 * MILLIS).unwrap().mac_rx, 2);
+    // Relay 1 advertises again: its own word replaces the count.
+    hear(&mut b, &mut s, SRC, 1, 4 * MILLIS, 1, 0.1);
+    assert_eq!(slot(&s, 1), Some((1, 0.1)));
+    put(&mut b, &mut s, SRC, 5 * MILLIS, data(3));
+    assert_eq!(send(&mut b, &mut s, SRC, 5 * MILLIS).unwrap().mac_rx, 1);
+    // A neighbour not heard from counts 1 and 1 once handed a packet.
+    let mut s = layer();
+    put(&mut b, &mut s, SRC, 0, data(0));
+    let f = send(&mut b, &mut s, SRC, 0).unwrap();
+    assert_eq!(f.mac_rx, 1);
+    outcome(&mut b, &mut s, SRC, MILLIS, f, TxOutcome::Delivered);
+    assert_eq!(slot(&s, 1), Some((1, 1.0)));
+    // The destination is never counted (it takes everything).
+    let mut relay = layer();
+    put(&mut b, &mut relay, 1, 0, data(1));
+    let f = send(&mut b, &mut relay, 1, 0).unwrap();
+    assert_eq!(f.mac_rx, DST);
+    outcome(&mut b, &mut relay, 1, MILLIS, f, TxOutcome::Delivered);
+    assert_eq!(slot(&relay, DST), None);
+}
+
+#[test]
+fn equal_cost_candidates_take_turns() {
+    let mut b = bench();
+    let mut s = layer();
+    for i in 0..3 {
+        put(&mut b, &mut s, SRC, 0, data(i));
+    }
+    let to: Vec<NodeId> = (0..3)
+        .map(|_| send(&mut b, &mut s, SRC, 0).unwrap().mac_rx)
+        .collect();
+    assert_eq!(
+        to,
+        vec![1, 2, 3],
+        "nothing heard: every relay costs the same"
+    );
+    assert_eq!(s.counters.sent_unheard, 3);
+}
+
+#[test]
+fn a_failed_frame_is_dropped_and_not_counted_at_the_neighbour() {
+    let mut b = bench();
+    let mut s = layer();
+    for i in 0..2 {
+        put(&mut b, &mut s, SRC, 0, data(i));
+    }
+    hear(&mut b, &mut s, SRC, 1, 0, 1, 0.1);
+    hear(&mut b, &mut s, SRC, 2, 0, 1, 2.0);
+    hear(&mut b, &mut s, SRC, 3, 0, 1, 3.0);
+    let f = send(&mut b, &mut s, SRC, MILLIS).unwrap();
+    assert_eq!(f.mac_rx, 1);
+    let out = outcome(&mut b, &mut s, SRC, 2 * MILLIS, f, TxOutcome::Failed);
+    assert_eq!(out.handed_over, 0);
+    assert_eq!(out.drops.len(), 1);
+    assert_eq!(out.drops[0].0.uid, 0);
+    assert!(matches!(out.drops[0].1, DropReason::RetryLimit));
+    // Not re-queued, no +1: relay 1 is still the cheapest that qualifies.
+    assert_eq!(slot(&s, 1), Some((1, 0.1)));
+    assert_eq!(s.queued(), 1);
+    put(&mut b, &mut s, SRC, 3 * MILLIS, data(2));
+    assert_eq!(send(&mut b, &mut s, SRC, 3 * MILLIS).unwrap().mac_rx, 1);
+}
+
+#[test]
+fn a_full_node_drops_new_packets_whatever_their_direction() {
+    let mut b = bench();
+    b.capacity = 3;
+    let mut s = layer();
+    for i in 0..2 {
+        assert!(put(&mut b, &mut s, 1, 0, data(i)).drops.is_empty());
+    }
+    assert!(put(&mut b, &mut s, 1, 0, ack(1)).drops.is_empty());
+    // Three queued over two queues: the node is full.
+    for p in [data(2), ack(2)] {
+        let out = put(&mut b, &mut s, 1, 0, p);
+        assert_eq!(out.drops.len(), 1);
+        assert!(matches!(out.drops[0].1, DropReason::QueueFull));
+    }
+    assert_eq!((s.counters.enqueued, s.counters.queue_drops), (3, 2));
+    assert_eq!(s.counters.window_drops, 0);
+    // A packet sent makes room.
+    send(&mut b, &mut s, 1, 0).unwrap();
+    assert!(put(&mut b, &mut s, 1, 0, data(3)).drops.is_empty());
+}
+
+#[test]
+fn one_path_means_one_candidate() {
+    let mut s = build("diamond", &BuildOptions::new()).unwrap();
+    s.routing.paths = 1;
+    let mut b = bench();
+    b.routes = crate::net::Routes::build(&s.routing, &s.flows, &b.channel, s.nodes.len());
+    let mut h = layer();
+    for i in 0..2 {
+        put(&mut b, &mut h, SRC, 0, data(i));
+    }
+    assert_eq!(h.queues[0].cands.len(), 1);
+    let only = h.queues[0].cands[0].node;
+    // Another relay's advertisement is no candidate's: ignored.
+    let other = (1..=3).find(|&r| r != only).unwrap();
+    hear(&mut b, &mut h, SRC, other, 0, 0, 0.0);
+    assert_eq!(h.counters.adverts_heard, 0);
+    // The one candidate is as backlogged: hold until its advertisement runs out.
+    hear(&mut b, &mut h, SRC, only, 0, 2, 1.0);
+    assert_eq!(h.counters.adverts_heard, 1);
+    let t = HorizonCfg::default().params().advert_timeout;
+    assert_eq!(h.poll_at(), PollAt::At(t));
+    assert!(send(&mut b, &mut h, SRC, MILLIS).is_none());
+    for now in [t, t] {
+        let f = send(&mut b, &mut h, SRC, now).unwrap();
+        assert_eq!(f.mac_rx, only);
+    }
+    assert_eq!(h.counters.sent_other, 0);
+}
+
+#[test]
+fn only_candidates_adverts_count_and_long_empty_queues_are_not_advertised() {
+    let mut b = bench();
+    let mut s = layer();
+    // No queue for the data direction yet: the relay's advertisement is ignored.
+    hear(&mut b, &mut s, SRC, 1, 0, 1, 1.0);
+    assert_eq!(s.counters.adverts_heard, 0);
+    put(&mut b, &mut s, SRC, 0, data(0));
+    assert_eq!(slot(&s, 1), None);
+    // The destination is no candidate of the source's data queue.
+    hear(&mut b, &mut s, SRC, DST, 0, 1, 1.0);
+    assert_eq!(s.counters.adverts_heard, 0);
+    hear(&mut b, &mut s, SRC, 1, 0, 0, 0.5);
+    assert_eq!(s.counters.adverts_heard, 1);
+    // The queue empties with this frame; it is still advertised (backlog 0) until it
+    // has been empty for longer than the advertisement lifetime.
+    let t = HorizonCfg::default().params().advert_timeout;
+    let f = send(&mut b, &mut s, SRC, MILLIS).unwrap();
+    let h = f.body.header_as::<HorizonHeader>().unwrap();
+    assert_eq!(h.entries.len(), 1);
+    assert_eq!(h.entries[0].backlog, 0);
+    // An ACK queue (at a relay, say) keeps sending; the empty data queue drops out.
+    let ads = |s: &Horizon, now| s.advertisement(now).entries.len();
+    assert_eq!(ads(&s, MILLIS + t), 1);
+    assert_eq!(ads(&s, MILLIS + t + 1), 0);
+    put(&mut b, &mut s, SRC, 2 * t, data(1));
+    assert_eq!(ads(&s, 2 * t), 1, "a packet brings it back");
+    assert_eq!(
+        slot(&s, 1),
+        Some((0, 0.5)),
+        "its candidates keep their slots"
+    );
 }
