@@ -8,6 +8,9 @@ use ncmesh_core::scenario::schema::*;
 use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::run;
 
+mod common;
+use common::{at, total};
+
 fn diamond(scheme: &str, loss: f64, secs: f64) -> Scenario {
     let o = BuildOptions::new().with("relays", 3u64).with("loss", loss);
     let mut s = build("diamond", &o).unwrap();
@@ -24,14 +27,6 @@ fn roofnet(scheme: &str, pair: u64, secs: f64) -> Scenario {
     s.simulation.measure_start_s = 1.0;
     s.scheme.name = scheme.to_string();
     s
-}
-
-fn at(r: &RunResult, node: usize, name: &str) -> u64 {
-    r.nodes[node].counter(name)
-}
-
-fn total(r: &RunResult, name: &str) -> u64 {
-    r.nodes.iter().map(|n| n.counter(name)).sum()
 }
 
 /// Data frames each node other than the flow's ends sent (relays), largest first.

@@ -7,6 +7,9 @@ use ncmesh_core::scenario::schema::*;
 use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::run;
 
+mod common;
+use common::total;
+
 /// Takimoto et al. Table I: 200 m chain, 250 m range (ns-2's two-ray thresholds: carrier
 /// sense and interference at 550 m), 2 / 1 Mbit/s, RTS/CTS off, NewReno without delayed
 /// ACKs, 1024-byte packets written at `kbps` into TCP.
@@ -34,10 +37,6 @@ fn chain(hops: u64, scheme: &str, kbps: f64, secs: f64) -> Scenario {
     s.simulation.payload_bytes = true;
     s.scheme.name = scheme.to_string();
     s
-}
-
-fn total(r: &RunResult, name: &str) -> u64 {
-    r.nodes.iter().map(|n| n.counter(name)).sum()
 }
 
 /// No DATA waited longer than `limit_us` at any node.

@@ -8,32 +8,16 @@ use ncmesh_core::scenario::schema::*;
 use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::run;
 
+mod common;
+use common::{at, total};
+
 /// A string of `hops` hops carrying one saturated TCP NewReno flow with payload bytes,
 /// `loss` of every frame lost on every link, scheme `scheme` (`"none"`, `"pipeline"`,
 /// `"combocoding"`).
 fn string(hops: u64, scheme: &str, loss: f64, secs: f64) -> Scenario {
-    let mut s = build("chain", &BuildOptions::new().with("hops", hops)).unwrap();
+    let mut s = common::string(hops, scheme, loss, LossFrames::All, secs);
     s.tcp.delayed_ack = false;
-    s.simulation.duration_s = secs;
-    s.simulation.measure_start_s = 1.0;
-    s.simulation.payload_bytes = true;
-    s.scheme.name = scheme.to_string();
-    if loss > 0.0 {
-        s.loss.push(LossCfg {
-            rate: loss,
-            frames: LossFrames::All,
-            ..LossCfg::default()
-        });
-    }
     s
-}
-
-fn at(r: &RunResult, node: usize, name: &str) -> u64 {
-    r.nodes[node].counter(name)
-}
-
-fn total(r: &RunResult, name: &str) -> u64 {
-    r.nodes.iter().map(|n| n.counter(name)).sum()
 }
 
 /// The run balances, every segment has its original bytes, and the flow moves.

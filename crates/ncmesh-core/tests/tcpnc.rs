@@ -4,37 +4,12 @@
 //! collapses.
 
 use ncmesh_core::coding::tcpnc::NcField;
-use ncmesh_core::metrics::RunResult;
 use ncmesh_core::scenario::schema::*;
-use ncmesh_core::scenario::{build, BuildOptions};
+
 use ncmesh_core::sim::run;
 
-/// A string of `hops` hops carrying one saturated TCP NewReno flow with payload bytes;
-/// each link's network layer loses `loss` of the packets the MAC delivered (i.i.d., no
-/// MAC retry can repair them); scheme `scheme` (`"none"`, `"tcp-nc"`).
-fn string(hops: u64, scheme: &str, loss: f64, secs: f64) -> Scenario {
-    let mut s = build("chain", &BuildOptions::new().with("hops", hops)).unwrap();
-    s.simulation.duration_s = secs;
-    s.simulation.measure_start_s = 1.0;
-    s.simulation.payload_bytes = true;
-    s.scheme.name = scheme.to_string();
-    if loss > 0.0 {
-        s.loss.push(LossCfg {
-            rate: loss,
-            frames: LossFrames::Network,
-            ..LossCfg::default()
-        });
-    }
-    s
-}
-
-fn at(r: &RunResult, node: usize, name: &str) -> u64 {
-    r.nodes[node].counter(name)
-}
-
-fn total(r: &RunResult, name: &str) -> u64 {
-    r.nodes.iter().map(|n| n.counter(name)).sum()
-}
+mod common;
+use common::{at, string, total};
 
 #[test]
 fn tcp_nc_delivers_the_original_bytes_through_lossy_hops() {
@@ -44,7 +19,7 @@ fn tcp_nc_delivers_the_original_bytes_through_lossy_hops() {
         (4, 0.1, NcField::Gf256),
         (3, 0.1, NcField::Gf65536),
     ] {
-        let mut s = string(hops, "tcp-nc", loss, 20.0);
+        let mut s = string(hops, "tcp-nc", loss, LossFrames::Network, 20.0);
         s.scheme.tcpnc.field = field;
         let r = run(&s).unwrap();
         let what = format!("{hops} hops, loss {loss}, {field:?}");
@@ -91,7 +66,7 @@ fn tcp_nc_delivers_the_original_bytes_through_lossy_hops() {
 
 #[test]
 fn tcp_nc_runs_are_deterministic_and_coefficient_only_equals_payload_mode() {
-    let s = string(3, "tcp-nc", 0.1, 10.0);
+    let s = string(3, "tcp-nc", 0.1, LossFrames::Network, 10.0);
     let (a, b) = (run(&s).unwrap(), run(&s).unwrap());
     assert_eq!(a.flows, b.flows);
     assert_eq!(a.events, b.events);
@@ -110,8 +85,8 @@ fn tcp_nc_keeps_goodput_where_plain_newreno_collapses() {
     // TCP/NC's adaptive redundancy repairs the losses below TCP (Sundararajan et al.:
     // TCP/NC's throughput stays nearly flat as the loss grows, TCP's falls).
     for (hops, loss) in [(1, 0.2), (3, 0.1)] {
-        let plain = run(&string(hops, "none", loss, 30.0)).unwrap();
-        let coded = run(&string(hops, "tcp-nc", loss, 30.0)).unwrap();
+        let plain = run(&string(hops, "none", loss, LossFrames::Network, 30.0)).unwrap();
+        let coded = run(&string(hops, "tcp-nc", loss, LossFrames::Network, 30.0)).unwrap();
         let what = format!("{hops} hops, loss {loss}");
         let (p, c) = (plain.flows[0].goodput_kbps, coded.flows[0].goodput_kbps);
         assert!(
@@ -138,12 +113,12 @@ fn tcp_nc_keeps_goodput_where_plain_newreno_collapses() {
 fn figures_tcp_nc_against_newreno() {
     for hops in [1, 3] {
         for loss in [0.0, 0.05, 0.1, 0.2, 0.3] {
-            let p = run(&string(hops, "none", loss, 30.0)).unwrap();
-            let mut fixed = string(hops, "tcp-nc", loss, 30.0);
+            let p = run(&string(hops, "none", loss, LossFrames::Network, 30.0)).unwrap();
+            let mut fixed = string(hops, "tcp-nc", loss, LossFrames::Network, 30.0);
             fixed.scheme.tcpnc.adaptive = false;
             let f = run(&fixed).unwrap();
-            let c = run(&string(hops, "tcp-nc", loss, 30.0)).unwrap();
-            let mut repair = string(hops, "tcp-nc", loss, 30.0);
+            let c = run(&string(hops, "tcp-nc", loss, LossFrames::Network, 30.0)).unwrap();
+            let mut repair = string(hops, "tcp-nc", loss, LossFrames::Network, 30.0);
             repair.scheme.tcpnc.blocked_repair = true;
             let n = run(&repair).unwrap();
             println!(

@@ -4,7 +4,7 @@
 
 use super::config::PipelineParams;
 use super::header::PipelineHeader;
-use crate::coding::rlnc::{combine, random_coeffs, Gf256};
+use crate::coding::rlnc::{combine_packets, random_coeffs, Gf256};
 use crate::coding::{CodedSymbol, Coeffs, Header, Span};
 use crate::engine::{Rng, Time};
 use crate::net::{NodeId, Packet, L4};
@@ -48,23 +48,6 @@ pub(super) fn coded_packet(
         })),
         payload: None,
     }
-}
-
-/// The payload of a combination, when the natives carry bytes.
-pub(super) fn combined_payload(
-    natives: &[Packet],
-    coeffs: &[u8],
-    buf: &mut Vec<u8>,
-) -> Option<Box<[u8]>> {
-    if natives.iter().all(|p| p.payload.is_none()) {
-        return None;
-    }
-    let views: Vec<&[u8]> = natives
-        .iter()
-        .map(|p| p.payload.as_deref().unwrap_or(&[]))
-        .collect();
-    combine::<Gf256>(coeffs, &views, buf);
-    Some(buf.as_slice().into())
 }
 
 /// One flow direction's source state.
@@ -133,7 +116,7 @@ impl Source {
         while self.credit >= 1.0 {
             self.credit -= 1.0;
             random_coeffs::<Gf256>(rng, m, &mut self.coeffs);
-            let payload = combined_payload(&natives, &self.coeffs, &mut self.buf);
+            let payload = combine_packets::<Gf256>(&self.coeffs, &natives, &mut self.buf);
             send(coded_packet(
                 node,
                 self.gen,

@@ -4,6 +4,7 @@
 
 use super::field::Field;
 use crate::engine::Rng;
+use crate::net::Packet;
 
 /// Draws `n` random non-zero coefficients into `coeffs` (non-zero, so that every packet
 /// of the span is in the combination: Eq. 2's lower-triangular structure needs the newest
@@ -23,4 +24,23 @@ pub fn combine<F: Field>(coeffs: &[F::Elem], payloads: &[&[u8]], out: &mut Vec<u
     for (&c, p) in coeffs.iter().zip(payloads) {
         F::axpy_bytes(out, c, p);
     }
+}
+
+/// The payload of the combination `coeffs` of `natives` (one coefficient per native;
+/// a native without bytes counts as empty), or `None` when none carries bytes
+/// (coefficient-only runs). `buf` is reused between calls.
+pub fn combine_packets<F: Field>(
+    coeffs: &[F::Elem],
+    natives: &[Packet],
+    buf: &mut Vec<u8>,
+) -> Option<Box<[u8]>> {
+    if natives.iter().all(|p| p.payload.is_none()) {
+        return None;
+    }
+    let views: Vec<&[u8]> = natives
+        .iter()
+        .map(|p| p.payload.as_deref().unwrap_or(&[]))
+        .collect();
+    combine::<F>(coeffs, &views, buf);
+    Some(buf.as_slice().into())
 }

@@ -16,7 +16,7 @@ pub mod encoder;
 pub mod field;
 
 pub use decoder::{Added, Decoder};
-pub use encoder::{combine, random_coeffs};
+pub use encoder::{combine, combine_packets, random_coeffs};
 pub use field::{Field, Gf256, Gf65536};
 
 #[cfg(test)]

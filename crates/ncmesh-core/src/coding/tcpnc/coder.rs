@@ -250,6 +250,7 @@ impl<F: FieldCoeffs> FlowCoder for TcpNcCoder<F> {
 #[cfg(test)]
 mod tests {
     use super::super::config::TcpNcCfg;
+    use super::super::source::tests::segment;
     use super::*;
     use crate::coding::rlnc::Gf256;
     use crate::coding::FlowOut;
@@ -274,20 +275,6 @@ mod tests {
         };
         f(coder, &mut cx);
         out
-    }
-
-    fn segment(i: u64) -> Packet {
-        Packet {
-            uid: i + 1,
-            flow: 0,
-            src: 0,
-            dst: 3,
-            ttl: 32,
-            ip_bytes: 1040,
-            created: 0,
-            l4: L4::Tcp(TcpHeader::data(i * 1000, 1000)),
-            payload: None,
-        }
     }
 
     #[test]

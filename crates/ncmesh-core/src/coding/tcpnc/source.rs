@@ -11,7 +11,7 @@
 
 use super::header::{TcpNcHeader, ID_BYTES, WINDOW_LEN_BYTES, WINDOW_START_BYTES};
 use crate::coding::loss_estimate::LossEstimate;
-use crate::coding::rlnc::{combine, random_coeffs};
+use crate::coding::rlnc::{combine_packets, random_coeffs};
 use crate::coding::symbol::FieldCoeffs;
 use crate::coding::{CodedSymbol, Span};
 use crate::engine::Rng;
@@ -164,16 +164,7 @@ impl<F: FieldCoeffs> Source<F> {
             .clone();
         let m = natives.len();
         random_coeffs::<F>(rng, m, &mut self.coeffs);
-        let payload = if natives.iter().any(|p| p.payload.is_some()) {
-            let views: Vec<&[u8]> = natives
-                .iter()
-                .map(|p| p.payload.as_deref().unwrap_or(&[]))
-                .collect();
-            combine::<F>(&self.coeffs, &views, &mut self.buf);
-            Some(self.buf.as_slice().into())
-        } else {
-            None
-        };
+        let payload = combine_packets::<F>(&self.coeffs, &natives, &mut self.buf);
         let with_id = self.estimate.is_some();
         let id = self.next_id;
         self.next_id += 1;
@@ -227,7 +218,7 @@ impl<F: FieldCoeffs> Source<F> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::coding::rlnc::Gf256;
     use crate::engine::StreamPurpose;
