@@ -24,6 +24,14 @@ pub struct SchemeOut {
     pub wakes: Vec<Time>,
     /// New packets from this node's coding layer (acknowledgements, feedback).
     pub originate: Vec<Packet>,
+    /// Packets the scheme took for good (a native turned into combinations at a
+    /// source, a combination used by a decoder): they leave the node's ledger as
+    /// delivered to the scheme.
+    pub consumed: u64,
+    /// Packets the scheme made for this node's own network layer, as their source sent
+    /// them (a decoded native, an acknowledgement for the transport above): they enter
+    /// the ledger as originated, keeping their uid and creation time.
+    pub up: Vec<Packet>,
 }
 
 /// The node's view offered to a scheme callback.
@@ -85,6 +93,16 @@ impl SchemeCx<'_> {
     /// simulator.
     pub fn originate(&mut self, p: Packet) {
         self.out.originate.push(p);
+    }
+    /// Takes a packet the scheme held (or received and absorbed) for good.
+    pub fn consume(&mut self, p: Packet) {
+        drop(p);
+        self.out.consumed += 1;
+    }
+    /// Hands a packet the scheme made (a decoded native, a transport acknowledgement) to
+    /// this node's network layer, as it is (uid, creation time).
+    pub fn up(&mut self, p: Packet) {
+        self.out.up.push(p);
     }
     /// Asks for one `handle_timeout` call at `at` (now, if `at` has passed). Typed
     /// timers (`timers::Timers`) call this for the scheme.

@@ -15,7 +15,7 @@
 //!   time (typed timers: `timers::Timers`).
 //!
 //! Effects go through `SchemeCx` (deliver, drop, absorb/release, handed over, wake,
-//! originate); the end-to-end (intra-flow) layer above it is `flow::FlowCoder`; every packet instance is accounted for (the node's ledger, checked at
+//! originate, consume/up for a scheme that codes end to end itself); the end-to-end (intra-flow) layer above it is `flow::FlowCoder`; every packet instance is accounted for (the node's ledger, checked at
 //! the end of each run). Each family owns its header (`WireHeader`), counters and
 //! `[scheme.<family>]` table; `registry` is the one table of schemes.
 

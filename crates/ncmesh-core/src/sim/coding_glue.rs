@@ -79,6 +79,8 @@ impl Sim {
             out.handed_over = 0;
             nd.ledger.received += out.absorbed;
             out.absorbed = 0;
+            nd.ledger.delivered += out.consumed;
+            out.consumed = 0;
             if !out.drops.is_empty() {
                 for (_, why) in out.drops.drain(..) {
                     super::net_glue::count_drop(&mut nd.stats, &mut nd.ledger, why);
@@ -91,12 +93,17 @@ impl Sim {
                     .schedule(at.max(self.now), Ev::SchemeWake { node: n });
             }
         }
-        if out.deliver.is_empty() && out.release.is_empty() && out.originate.is_empty() {
+        if out.deliver.is_empty()
+            && out.release.is_empty()
+            && out.originate.is_empty()
+            && out.up.is_empty()
+        {
             self.out_pool.push(out);
         } else {
             let mut delivered = std::mem::take(&mut out.deliver);
             let mut released = std::mem::take(&mut out.release);
             let mut originated = std::mem::take(&mut out.originate);
+            let mut made = std::mem::take(&mut out.up);
             self.out_pool.push(out);
             for p in delivered.drain(..) {
                 self.nodes[n as usize].ledger.received += 1;
@@ -108,11 +115,16 @@ impl Sim {
             for p in originated.drain(..) {
                 self.coding_originate(n, p);
             }
+            for p in made.drain(..) {
+                self.nodes[n as usize].ledger.originated += 1;
+                self.net_route(n, p);
+            }
             // give the (now empty) buffers back so their capacity is reused
             if let Some(o) = self.out_pool.last_mut() {
                 o.deliver = delivered;
                 o.release = released;
                 o.originate = originated;
+                o.up = made;
             }
         }
         self.coding_poll_later(n);
