@@ -2,8 +2,8 @@
 """Engine time of coding schemes against the uncoded run of the same scenario.
 
     python benchmarks/coding_overhead.py [--hops 4] [--rate 1000] [--duration 60]
-        [--rounds 5] [--repeat 10] [--loss P] [--string] [--bin target/release/ncmesh-bench]
-        SCHEME[:key=value,...] ...
+        [--rounds 5] [--repeat 10] [--loss P] [--string] [--roofnet PAIR]
+        [--bin target/release/ncmesh-bench] SCHEME[:key=value,...] ...
 
 Builds Takimoto et al.'s chain as `ncmesh reproduce wait-time` does (200 m, 250 m range,
 carrier sense and interference at 550 m as ns-2's two-ray thresholds give, 2 / 1 Mbit/s,
@@ -11,7 +11,9 @@ RTS/CTS off, 50-packet queues, NewReno without delayed ACKs, 1024-byte packets w
 --rate kbit/s into TCP) once per scheme (`none` is
 always included), e.g. `piggycode` or `waittime:wait_s=0.03` (keys of `[scheme.piggycode]`,
 or `table.key` of any `[scheme.<table>]`: `combocoding:pipeline.adaptive=true`); with
-`--string`, ncmesh's default chain with one saturated TCP flow instead; `--loss P` loses
+`--string`, ncmesh's default chain with one saturated TCP flow instead; with `--roofnet
+PAIR`, pair PAIR of Gheorghiu et al.'s CoMP experiment (`roofnet-like`: shadowing, 1 Mbit/s,
+no MAC retries, d = 2 paths, one saturated TCP flow; `--hops` and `--rate` unused); `--loss P` loses
 P of every frame on every link. Writes the scenario files to
 benchmarks/results/scenarios/, and times `ncmesh-bench --file` on each, schemes in
 alternation for --rounds rounds (a change of machine load hits all alike). Prints the
@@ -33,9 +35,13 @@ HERE = Path(__file__).resolve().parent
 SCEN = HERE / "results" / "scenarios"
 
 
-def scenario(hops: int, rate: float, duration: float, spec: str, loss: float, string: bool) -> Scenario:
+def scenario(hops: int, rate: float, duration: float, spec: str, loss: float, string: bool,
+             roofnet: int | None = None) -> Scenario:
     name, _, opts = spec.partition(":")
-    if string:
+    if roofnet is not None:
+        s = Scenario.build("roofnet-like", pair=roofnet)
+        s.update({"simulation.duration_s": duration, "scheme.name": name})
+    elif string:
         # ncmesh's default chain (802.11b, 2 Mbit/s data), one saturated TCP flow.
         s = Scenario.build("chain", hops=hops)
         s.update({"tcp.delayed_ack": False, "simulation.duration_s": duration, "scheme.name": name})
@@ -68,6 +74,8 @@ def main() -> None:
     ap.add_argument("--loss", type=float, default=0.0, help="frame loss on every link (frames = all)")
     ap.add_argument("--string", action="store_true",
                     help="ncmesh's default chain with one saturated TCP flow instead of Takimoto et al.'s")
+    ap.add_argument("--roofnet", type=int, metavar="PAIR",
+                    help="pair PAIR of the roofnet-like experiment (Gheorghiu et al., CoMP) instead")
     ap.add_argument("--bin", default=str(HERE.parent / "target" / "release" / "ncmesh-bench"))
     a = ap.parse_args()
     specs = ["none"] + [s for s in a.schemes if s != "none"]
@@ -76,10 +84,12 @@ def main() -> None:
     for spec in specs:
         slug = re.sub(r"[^a-z0-9.]+", "-", spec.lower()).strip("-")
         setup = f"string{a.hops}" if a.string else f"chain{a.hops}-{int(a.rate)}k"
+        if a.roofnet is not None:
+            setup = f"roofnet-pair{a.roofnet}"
         if a.loss > 0:
             setup += f"-loss{a.loss:g}"
         path = SCEN / f"coding-{setup}-{slug}.toml"
-        scenario(a.hops, a.rate, a.duration, spec, a.loss, a.string).save(path)
+        scenario(a.hops, a.rate, a.duration, spec, a.loss, a.string, a.roofnet).save(path)
         files[spec] = path
     mins = {s: [] for s in specs}
     info = {}
@@ -90,6 +100,8 @@ def main() -> None:
             info[s] = r
     base = statistics.median(mins["none"])
     what = (f"{a.hops}-hop string, saturated TCP" if a.string else f"{a.hops}-hop chain, {a.rate:g} kbit/s")
+    if a.roofnet is not None:
+        what = f"roofnet-like pair {a.roofnet}, saturated TCP"
     what += f", {a.loss:.0%} frame loss" if a.loss > 0 else ""
     print(f"| scheme ({what}, {a.duration:g} s) | events | frames "
           f"| engine ms (median of batch minima) | / none |")

@@ -28,6 +28,9 @@ pub struct SchemeOut {
     /// source, a combination used by a decoder): they leave the node's ledger as
     /// delivered to the scheme.
     pub consumed: u64,
+    /// Packets the scheme made itself and sends in its own frames (a combination made at
+    /// a transmission opportunity): they enter the ledger as originated.
+    pub created: u64,
     /// Packets the scheme made for this node's own network layer, as their source sent
     /// them (a decoded native, an acknowledgement for the transport above): they enter
     /// the ledger as originated, keeping their uid and creation time.
@@ -94,10 +97,14 @@ impl SchemeCx<'_> {
     pub fn originate(&mut self, p: Packet) {
         self.out.originate.push(p);
     }
-    /// Takes a packet the scheme held (or received and absorbed) for good.
-    pub fn consume(&mut self, p: Packet) {
-        drop(p);
-        self.out.consumed += 1;
+    /// `n` packets the scheme held (or received and absorbed) are taken for good: a
+    /// coding buffer keeps them, or a decoder used them.
+    pub fn consume(&mut self, n: u64) {
+        self.out.consumed += n;
+    }
+    /// The scheme made `n` packets itself, to send in its own frames.
+    pub fn created(&mut self, n: u64) {
+        self.out.created += n;
     }
     /// Hands a packet the scheme made (a decoded native, a transport acknowledgement) to
     /// this node's network layer, as it is (uid, creation time).

@@ -15,7 +15,7 @@
 //!   time (typed timers: `timers::Timers`).
 //!
 //! Effects go through `SchemeCx` (deliver, drop, absorb/release, handed over, wake,
-//! originate, consume/up for a scheme that codes end to end itself); the end-to-end (intra-flow) layer above it is `flow::FlowCoder`; every packet instance is accounted for (the node's ledger, checked at
+//! originate, and consume/created/up for a scheme that codes end to end itself); the end-to-end (intra-flow) layer above it is `flow::FlowCoder`; every packet instance is accounted for (the node's ledger, checked at
 //! the end of each run). Each family owns its header (`WireHeader`), counters and
 //! `[scheme.<family>]` table; `registry` is the one table of schemes.
 
@@ -23,6 +23,7 @@
 pub(crate) mod bench;
 pub mod body;
 pub mod combocoding;
+pub mod comp;
 pub mod cx;
 pub mod flow;
 pub mod horizon;

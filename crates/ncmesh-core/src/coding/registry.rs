@@ -12,6 +12,7 @@
 //! only with `scheme.intra = "none"`; validation refuses the rest with the reason.
 
 use super::combocoding::ComboCfg;
+use super::comp::{Comp, CompCfg, CompCounters};
 use super::horizon::{Horizon, HorizonCfg, HorizonCounters};
 use super::ncaqm::{NcaqmCfg, NcaqmQueue};
 use super::passthrough::PassThrough;
@@ -54,7 +55,11 @@ pub struct SchemeCfg {
     /// (Horizon, Radunović et al.; CoMP's multipath baseline: per-flow queues,
     /// back-pressure forwarding over the flow's reinforced paths with costs advertised
     /// on every frame, delayed reordering at the destination, a window threshold as TCP's
-    /// congestion signal; no coding; `[scheme.horizon]`).
+    /// congestion signal; no coding; `[scheme.horizon]`), `"comp"` (CoMP, Gheorghiu et
+    /// al.: online coding at the source over GF(2^16), relays re-encode innovative
+    /// packets as credits allow, loss estimated from piggybacked counts (Alg. 1), flow
+    /// and forwarder chosen by back-pressure (Alg. 2), the destination acknowledges
+    /// every innovative packet; `[scheme.comp]`).
     pub name: String,
     /// End-to-end (intra-flow) coder above it at every node: `"none"` (packets pass
     /// between transport and network as they are), `"pipeline"` (Pipeline coding, Chen
@@ -80,6 +85,8 @@ pub struct SchemeCfg {
     pub tcpnc: TcpNcCfg,
     /// Horizon (back-pressure multipath forwarding, no coding).
     pub horizon: HorizonCfg,
+    /// CoMP (multipath online coding with hybrid credits and back-pressure).
+    pub comp: CompCfg,
 }
 
 impl Default for SchemeCfg {
@@ -94,6 +101,7 @@ impl Default for SchemeCfg {
             combocoding: ComboCfg::default(),
             tcpnc: TcpNcCfg::default(),
             horizon: HorizonCfg::default(),
+            comp: CompCfg::default(),
         }
     }
 }
@@ -275,6 +283,15 @@ pub const SCHEMES: &[SchemeEntry] = &[
         ),
         make: |s| Box::new(Horizon::new(s.scheme.horizon.params())),
     },
+    SchemeEntry {
+        name: "comp",
+        help: "CoMP (Gheorghiu et al.): multipath online coding, relays re-encode with hybrid credits, Alg. 1 loss estimation, back-pressure forwarding",
+        families: &["comp"],
+        compose: Compose::Alone(
+            "it codes at the source, re-encodes at relays and acknowledges at the destination itself",
+        ),
+        make: |s| Box::new(Comp::new(s.scheme.comp.params(s.tcp.rcv_buffer_bytes))),
+    },
 ];
 
 /// Every family.
@@ -306,6 +323,10 @@ pub const FAMILIES: &[FamilyEntry] = &[
     FamilyEntry {
         name: "horizon",
         counters: &HorizonCounters::NAMES,
+    },
+    FamilyEntry {
+        name: "comp",
+        counters: &CompCounters::NAMES,
     },
 ];
 
@@ -356,6 +377,7 @@ pub fn validate(k: &SchemeCfg) -> R {
     k.combocoding.validate("scheme.combocoding")?;
     k.tcpnc.validate("scheme.tcpnc")?;
     k.horizon.validate("scheme.horizon")?;
+    k.comp.validate("scheme.comp")?;
     // Loss adaptation reads the counts the opposite direction carries: it must be coded.
     let pipeline = k.intra == "pipeline" || matches!(hop.compose, Compose::With("pipeline"));
     if pipeline && k.pipeline.adaptive && !k.pipeline.code_acks && k.name != "combocoding" {
@@ -451,6 +473,7 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
     table("combocoding", &|kv| k.combocoding.emit(kv));
     table("tcpnc", &|kv| k.tcpnc.emit(kv));
     table("horizon", &|kv| k.horizon.emit(kv));
+    table("comp", &|kv| k.comp.emit(kv));
 }
 
 #[cfg(test)]
@@ -540,7 +563,7 @@ mod tests {
         assert_eq!(e.field, "scheme.name");
         assert_eq!(
             e.message,
-            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime, pipeline, combocoding, tcp-nc, horizon"
+            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime, pipeline, combocoding, tcp-nc, horizon, comp"
         );
     }
 

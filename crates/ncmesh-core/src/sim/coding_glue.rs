@@ -81,6 +81,8 @@ impl Sim {
             out.absorbed = 0;
             nd.ledger.delivered += out.consumed;
             out.consumed = 0;
+            nd.ledger.originated += out.created;
+            out.created = 0;
             if !out.drops.is_empty() {
                 for (_, why) in out.drops.drain(..) {
                     super::net_glue::count_drop(&mut nd.stats, &mut nd.ledger, why);

@@ -33,3 +33,39 @@ pub fn at(r: &RunResult, node: usize, name: &str) -> u64 {
 pub fn total(r: &RunResult, name: &str) -> u64 {
     r.nodes.iter().map(|n| n.counter(name)).sum()
 }
+
+/// CoMP's Fig. 1 diamond (3 relays, 3 reinforced paths) with `loss` on every link,
+/// scheme `scheme`, measured from 1 s.
+pub fn diamond(scheme: &str, loss: f64, secs: f64) -> Scenario {
+    let o = BuildOptions::new().with("relays", 3u64).with("loss", loss);
+    let mut s = build("diamond", &o).unwrap();
+    assert_eq!(s.routing.paths, 3);
+    s.simulation.duration_s = secs;
+    s.simulation.measure_start_s = 1.0;
+    s.scheme.name = scheme.to_string();
+    s
+}
+
+/// Pair `pair` of the `roofnet-like` experiment, scheme `scheme`, measured from 1 s.
+pub fn roofnet(scheme: &str, pair: u64, secs: f64) -> Scenario {
+    let mut s = build("roofnet-like", &BuildOptions::new().with("pair", pair)).unwrap();
+    s.simulation.duration_s = secs;
+    s.simulation.measure_start_s = 1.0;
+    s.scheme.name = scheme.to_string();
+    s
+}
+
+/// Data frames each node other than the flow's ends sent (relays), largest first.
+pub fn relay_frames(r: &RunResult, s: &Scenario) -> Vec<(usize, u64)> {
+    let f = &s.flows[0];
+    let mut v: Vec<(usize, u64)> = r
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i as u32 != f.src && *i as u32 != f.dst)
+        .map(|(i, n)| (i, n.mac_data_frames_sent))
+        .filter(|&(_, n)| n > 0)
+        .collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}

@@ -36,8 +36,8 @@
 pub mod coder;
 pub mod config;
 pub mod header;
-mod sink;
-mod source;
+pub(crate) mod sink;
+pub(crate) mod source;
 
 pub use coder::TcpNcCoder;
 pub use config::{NcField, TcpNcCfg, TcpNcParams};

@@ -20,7 +20,7 @@ const INITIAL_WIDTH: usize = 64;
 
 /// One flow's destination state.
 #[derive(Debug)]
-pub(super) struct Sink<F: FieldCoeffs> {
+pub(crate) struct Sink<F: FieldCoeffs> {
     dec: Decoder<F>,
     /// The next packet to hand up.
     next_up: u64,
@@ -30,14 +30,14 @@ pub(super) struct Sink<F: FieldCoeffs> {
     /// The newest window start received.
     newest_start: u64,
     /// Alg. 1's receiver side: (s, t) per upstream node (the source, end to end).
-    pub(super) counts: ReceiveCounts,
+    pub(crate) counts: ReceiveCounts,
     /// The window TCP's receiver last advertised.
-    pub(super) wnd: u32,
+    pub(crate) wnd: u32,
 }
 
 impl<F: FieldCoeffs> Sink<F> {
     /// A destination advertising `wnd` until its TCP says otherwise.
-    pub(super) fn new(wnd: u32) -> Sink<F> {
+    pub(crate) fn new(wnd: u32) -> Sink<F> {
         Sink {
             dec: Decoder::new(0, INITIAL_WIDTH),
             next_up: 0,
@@ -49,13 +49,13 @@ impl<F: FieldCoeffs> Sink<F> {
     }
 
     /// The first packet not seen: what the acknowledgements name.
-    pub(super) fn first_unseen(&self) -> u64 {
+    pub(crate) fn first_unseen(&self) -> u64 {
         self.dec.first_unseen()
     }
 
     /// Degrees of freedom held.
     #[cfg(test)]
-    pub(super) fn rank(&self) -> usize {
+    pub(crate) fn rank(&self) -> usize {
         self.dec.rank()
     }
 
@@ -63,7 +63,7 @@ impl<F: FieldCoeffs> Sink<F> {
     /// packets acknowledged as seen but not yet decoded and handed up. Like bytes a TCP
     /// receiver has acknowledged but its application has not read, they hold receive
     /// buffer: the sender cannot run further ahead of decoding than the buffer.
-    pub(super) fn window(&self) -> u32 {
+    pub(crate) fn window(&self) -> u32 {
         let backlog: u64 = self
             .natives
             .iter()
@@ -74,13 +74,13 @@ impl<F: FieldCoeffs> Sink<F> {
     }
 
     /// Counts to piggyback for the source `src`.
-    pub(super) fn report(&self, src: NodeId) -> Option<Counts> {
+    pub(crate) fn report(&self, src: NodeId) -> Option<Counts> {
         self.counts.counts(src)
     }
 
     /// A combination `sym` over the window from `first`, with coefficients `coeffs`;
     /// decoded packets next in order go to `up`.
-    pub(super) fn receive(
+    pub(crate) fn receive(
         &mut self,
         sym: &CodedSymbol,
         first: u64,

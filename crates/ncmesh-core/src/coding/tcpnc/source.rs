@@ -21,20 +21,20 @@ use std::sync::Arc;
 
 /// What one packet from TCP did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(super) struct Pushed {
+pub(crate) struct Pushed {
     /// Combinations sent.
-    pub(super) sent: u64,
+    pub(crate) sent: u64,
     /// It was a retransmission (its bytes were in the buffer already, or acknowledged).
-    pub(super) retransmission: bool,
+    pub(crate) retransmission: bool,
 }
 
 /// One flow's source state.
 #[derive(Debug)]
-pub(super) struct Source<F: FieldCoeffs> {
+pub(crate) struct Source<F: FieldCoeffs> {
     /// This node (the flow's source).
-    pub(super) node: NodeId,
+    pub(crate) node: NodeId,
     /// The flow's destination.
-    pub(super) dst: NodeId,
+    pub(crate) dst: NodeId,
     /// Index of the buffer's first packet in the flow's coded stream.
     base: u64,
     /// The coding buffer (the coding window), oldest first.
@@ -48,9 +48,9 @@ pub(super) struct Source<F: FieldCoeffs> {
     /// The next combination's id.
     next_id: u64,
     /// The redundancy R now.
-    pub(super) redundancy: f64,
+    pub(crate) redundancy: f64,
     /// Alg. 1 towards the destination (adaptive redundancy).
-    pub(super) estimate: Option<LossEstimate>,
+    pub(crate) estimate: Option<LossEstimate>,
     coeffs: Vec<F::Elem>,
     buf: Vec<u8>,
 }
@@ -58,7 +58,7 @@ pub(super) struct Source<F: FieldCoeffs> {
 impl<F: FieldCoeffs> Source<F> {
     /// A source at `node` for a flow to `dst`, starting with redundancy `r`; `estimate`
     /// with adaptive redundancy.
-    pub(super) fn new(
+    pub(crate) fn new(
         node: NodeId,
         dst: NodeId,
         r: f64,
@@ -82,24 +82,19 @@ impl<F: FieldCoeffs> Source<F> {
 
     /// Packets in the coding window.
     #[cfg(test)]
-    pub(super) fn window_len(&self) -> usize {
+    pub(crate) fn window_len(&self) -> usize {
         self.window.len()
     }
 
     /// Index of the window's first packet.
     #[cfg(test)]
-    pub(super) fn base(&self) -> u64 {
+    pub(crate) fn base(&self) -> u64 {
         self.base
     }
 
-    /// A data segment `p` from TCP: buffered if new; NUM += R and ⌊NUM⌋ combinations of
-    /// the window go to `send`.
-    pub(super) fn push(
-        &mut self,
-        p: Packet,
-        rng: &mut Rng,
-        send: &mut impl FnMut(Packet),
-    ) -> Pushed {
+    /// A data segment `p` from TCP into the coding buffer, unless its bytes are there
+    /// already (a TCP retransmission: returns true).
+    pub(crate) fn buffer(&mut self, p: Packet) -> bool {
         let h = p.tcp().copied().expect("a TCP segment");
         let retransmission = self.next_seq.is_some_and(|n| h.seq < n);
         // TCP resends with its original segment boundaries (one MSS per segment).
@@ -109,11 +104,23 @@ impl<F: FieldCoeffs> Source<F> {
             self.window.push_back(p);
             self.shared = None;
         }
+        retransmission
+    }
+
+    /// A data segment `p` from TCP: buffered if new; NUM += R and ⌊NUM⌋ combinations of
+    /// the window go to `send`.
+    pub(crate) fn push(
+        &mut self,
+        p: Packet,
+        rng: &mut Rng,
+        send: &mut impl FnMut(Packet),
+    ) -> Pushed {
+        let retransmission = self.buffer(p);
         self.num += self.redundancy;
         let mut sent = 0;
         while self.num >= 1.0 && !self.window.is_empty() {
             self.num -= 1.0;
-            send(self.combination(rng));
+            send(self.combination(rng).expect("a packet buffered"));
             sent += 1;
         }
         if self.window.is_empty() {
@@ -130,7 +137,7 @@ impl<F: FieldCoeffs> Source<F> {
     /// segment beyond the window's bytes: TCP will send nothing until the destination
     /// decodes, so the layer sends NUM += R combinations itself (called once per
     /// acknowledgement that moves the window). Returns the combinations sent.
-    pub(super) fn repair_if_blocked(
+    pub(crate) fn repair_if_blocked(
         &mut self,
         wnd: u32,
         rng: &mut Rng,
@@ -150,14 +157,22 @@ impl<F: FieldCoeffs> Source<F> {
         let mut sent = 0;
         while self.num >= 1.0 {
             self.num -= 1.0;
-            send(self.combination(rng));
+            send(self.combination(rng).expect("a packet buffered"));
             sent += 1;
         }
         sent
     }
 
-    /// A random combination of the whole window.
-    fn combination(&mut self, rng: &mut Rng) -> Packet {
+    /// Is the coding buffer empty (every packet acknowledged as seen)?
+    pub(crate) fn is_empty(&self) -> bool {
+        self.window.is_empty()
+    }
+
+    /// A random combination of the whole window (None: the window is empty).
+    pub(crate) fn combination(&mut self, rng: &mut Rng) -> Option<Packet> {
+        if self.window.is_empty() {
+            return None;
+        }
         let natives = self
             .shared
             .get_or_insert_with(|| self.window.iter().cloned().collect())
@@ -174,7 +189,7 @@ impl<F: FieldCoeffs> Source<F> {
             + if with_id { ID_BYTES } else { 0 }
             + coeffs.bytes();
         let first = &natives[0];
-        Packet {
+        Some(Packet {
             uid: 0,
             flow: first.flow,
             src: self.node,
@@ -193,13 +208,13 @@ impl<F: FieldCoeffs> Source<F> {
                 header: Some(Arc::new(TcpNcHeader { id, with_id })),
             })),
             payload: None,
-        }
+        })
     }
 
     /// The destination has seen every packet before `first_unseen`: they leave the
     /// buffer. Returns the TCP acknowledgement number to pass up (None: the window does
     /// not move, an old or repeated acknowledgement).
-    pub(super) fn ack(&mut self, first_unseen: u64) -> Option<u64> {
+    pub(crate) fn ack(&mut self, first_unseen: u64) -> Option<u64> {
         if first_unseen <= self.base {
             return None;
         }
@@ -218,7 +233,7 @@ impl<F: FieldCoeffs> Source<F> {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::coding::rlnc::Gf256;
     use crate::engine::StreamPurpose;

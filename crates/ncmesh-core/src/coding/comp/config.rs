@@ -1,0 +1,216 @@
+//! The `[scheme.comp]` table: CoMP (Gheorghiu, Lopez Toledo, Rodriguez, ICC 2010). Values
+//! the paper leaves out are in docs/assumptions.md ("CoMP").
+
+use crate::engine::{secs, Time};
+use crate::scenario::check::*;
+use crate::scenario::emit::{name, toml_float};
+use serde::{Deserialize, Serialize};
+
+/// Where a node's link losses come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum LossSource {
+    /// Estimated online from the (s, t) its downstream neighbours piggyback (CoMP Alg. 1).
+    Estimated,
+    /// The configured channel and loss rules (the link's delivery probability): CoMP
+    /// Fig. 2's "optimal" redundancy, computed from the given loss.
+    Configured,
+}
+
+/// CoMP's parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields, default)]
+pub struct CompCfg {
+    /// Link losses: `"estimated"` (Alg. 1, the protocol) or `"configured"` (each link's
+    /// delivery probability from the channel and `[[loss]]` rules: Fig. 2's optimal
+    /// curve).
+    pub loss: LossSource,
+    /// Smoothing of Alg. 1's estimate: weight of each packet reported in the exponential
+    /// average (1: each report's own loss, as Alg. 1); in (0, 1].
+    pub loss_alpha: f64,
+    /// Cap of a node's sending rate, combinations per credit (1 / (1 − node loss));
+    /// in [1, 10].
+    pub max_redundancy: f64,
+    /// The source's rate is `headroom` / (1 − node loss) (relays': 1 / (1 − node loss)):
+    /// above 1, the destination gains degrees of freedom faster than the window grows, so
+    /// its rank catches up and it decodes (without it, a deficit of one stalls decoding
+    /// until TCP times out); in [1, 2].
+    pub headroom: f64,
+    /// Credits created when Alg. 1 detects a loss (§II-C, the hybrid part): a node sends
+    /// one more combination per packet its report says a downstream neighbour missed;
+    /// false: only the rate 1 / (1 − node loss) compensates.
+    pub loss_credits: bool,
+    /// A downstream neighbour that overhears a combination addressed to another keeps it
+    /// if innovative (Fig. 1's multipath reception; without the credit); false: a node
+    /// uses only the combinations addressed to it.
+    pub overhear: bool,
+    /// A credited combination that is not innovative still makes the relay send (its
+    /// buffer already spans it, typically from overhearing: the transmission the credit
+    /// stands for is still owed downstream); false: Alg. 4 as printed, the credit goes
+    /// with the dropped combination.
+    pub keep_credit: bool,
+    /// A downstream neighbour's advertised queue counts this long after the frame that
+    /// carried it was heard; after that it counts as 0, seconds; in (0, 10].
+    pub advert_timeout_s: f64,
+}
+
+impl Default for CompCfg {
+    fn default() -> Self {
+        CompCfg {
+            loss: LossSource::Estimated,
+            loss_alpha: 1.0 / 32.0,
+            max_redundancy: 5.0,
+            headroom: 1.1,
+            loss_credits: true,
+            overhear: true,
+            keep_credit: true,
+            advert_timeout_s: 0.1,
+        }
+    }
+}
+
+/// The scheme's parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CompParams {
+    /// Where link losses come from.
+    pub loss: LossSource,
+    /// Alg. 1's smoothing weight per packet reported.
+    pub loss_alpha: f64,
+    /// Rate cap, combinations per credit.
+    pub max_redundancy: f64,
+    /// The source's surplus factor.
+    pub headroom: f64,
+    /// Credits on a detected loss.
+    pub loss_credits: bool,
+    /// Overheard combinations are kept.
+    pub overhear: bool,
+    /// A credit outlives a combination that is not innovative.
+    pub keep_credit: bool,
+    /// Lifetime of a neighbour's advertised queue.
+    pub advert_timeout: Time,
+    /// The window a destination advertises until its TCP receiver has acknowledged
+    /// something (the scenario's `tcp.rcv_buffer_bytes`).
+    pub rcv_window: u32,
+}
+
+impl CompParams {
+    /// Combinations per credit for a node loss (the probability that every downstream
+    /// neighbour misses a packet): 1 / (1 − loss), times `headroom` at a `source`, within
+    /// [1, max_redundancy].
+    pub fn rate_for(&self, node_loss: f64, source: bool) -> f64 {
+        if node_loss >= 1.0 {
+            return self.max_redundancy;
+        }
+        let surplus = if source { self.headroom } else { 1.0 };
+        (surplus / (1.0 - node_loss.max(0.0))).clamp(1.0, self.max_redundancy)
+    }
+}
+
+impl CompCfg {
+    /// Checks every value; `at` is the table's path (`scheme.comp`).
+    pub fn validate(&self, at: &str) -> R {
+        let f = |k: &str| format!("{at}.{k}");
+        if !(self.loss_alpha > 0.0 && self.loss_alpha <= 1.0) {
+            return Err(not_allowed(
+                &f("loss_alpha"),
+                fnum(self.loss_alpha),
+                "a number in (0, 1]",
+            ));
+        }
+        if !(1.0..=10.0).contains(&self.max_redundancy) {
+            return Err(not_allowed(
+                &f("max_redundancy"),
+                fnum(self.max_redundancy),
+                "a number in [1, 10]",
+            ));
+        }
+        if !(1.0..=2.0).contains(&self.headroom) {
+            return Err(not_allowed(
+                &f("headroom"),
+                fnum(self.headroom),
+                "a number in [1, 2]",
+            ));
+        }
+        if !(self.advert_timeout_s > 0.0 && self.advert_timeout_s <= 10.0) {
+            return Err(not_allowed(
+                &f("advert_timeout_s"),
+                fnum(self.advert_timeout_s),
+                "a number of seconds in (0, 10]",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The parameters, with the destination's initial window `rcv_window`.
+    pub fn params(&self, rcv_window: u32) -> CompParams {
+        CompParams {
+            loss: self.loss,
+            loss_alpha: self.loss_alpha,
+            max_redundancy: self.max_redundancy,
+            headroom: self.headroom,
+            loss_credits: self.loss_credits,
+            overhear: self.overhear,
+            keep_credit: self.keep_credit,
+            advert_timeout: secs(self.advert_timeout_s).max(1),
+            rcv_window,
+        }
+    }
+
+    /// The table as TOML lines (`key = value`), for the canonical scenario text.
+    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
+        kv("loss", name(&self.loss));
+        kv("loss_alpha", toml_float(self.loss_alpha));
+        kv("max_redundancy", toml_float(self.max_redundancy));
+        kv("headroom", toml_float(self.headroom));
+        kv("loss_credits", self.loss_credits.to_string());
+        kv("overhear", self.overhear.to_string());
+        kv("keep_credit", self.keep_credit.to_string());
+        kv("advert_timeout_s", toml_float(self.advert_timeout_s));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_values_are_one_line_naming_the_field() {
+        let at = "scheme.comp";
+        assert!(CompCfg::default().validate(at).is_ok());
+        let d = CompCfg::default;
+        let e = CompCfg {
+            loss_alpha: 0.0,
+            ..d()
+        }
+        .validate(at)
+        .unwrap_err();
+        assert_eq!(e.field, "scheme.comp.loss_alpha");
+        assert_eq!(e.message, "0.0 is not allowed: expected a number in (0, 1]");
+        let e = CompCfg {
+            max_redundancy: 0.5,
+            ..d()
+        }
+        .validate(at)
+        .unwrap_err();
+        assert_eq!(e.field, "scheme.comp.max_redundancy");
+        let e = CompCfg {
+            advert_timeout_s: f64::NAN,
+            ..d()
+        }
+        .validate(at)
+        .unwrap_err();
+        assert_eq!(e.field, "scheme.comp.advert_timeout_s");
+    }
+
+    #[test]
+    fn the_rate_compensates_the_node_loss_within_its_cap() {
+        let p = CompCfg::default().params(64_000);
+        assert_eq!(p.rate_for(0.0, false), 1.0);
+        assert!((p.rate_for(0.2, false) - 1.25).abs() < 1e-12);
+        assert!((p.rate_for(0.2, true) - 1.375).abs() < 1e-12, "1.1 / 0.8");
+        assert_eq!(p.rate_for(0.9, false), 5.0);
+        assert_eq!(p.rate_for(1.0, true), 5.0);
+    }
+}

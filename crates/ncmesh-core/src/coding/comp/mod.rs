@@ -1,0 +1,748 @@
+//! CoMP (Gheorghiu, Lopez Toledo, Rodriguez, "Multipath TCP with network coding for
+//! wireless mesh networks", ICC 2010, §II): multipath online network coding below TCP.
+//!
+//! - Source (§II-A, §II-E, Alg. 3): the coding buffer holds TCP's packets that the
+//!   destination has not acknowledged as seen; each packet from TCP is a credit, and
+//!   makes a random combination of the whole buffer over GF(2^16) (TCP/NC's online
+//!   coding, `tcpnc::Source`); the destination's acknowledgements slide the buffer and
+//!   reach TCP as its ACKs.
+//! - Relays (§II-E, Alg. 4): a combination received from an upstream neighbour first
+//!   makes the coding buffer forget the packets older than its window, then is kept if
+//!   innovative (`relay::Relay`); each credit received makes a fresh combination of
+//!   the buffer. A downstream neighbour that overhears a combination addressed to
+//!   another keeps it too if innovative (the multipath reception of Fig. 1), without
+//!   the credit.
+//! - Rate and hybrid credits (§II-B, §II-C): each node estimates the loss to each
+//!   downstream neighbour with Alg. 1 (`loss_estimate`), from the (s, t) they piggyback;
+//!   its node loss is the product over them (a packet is lost only if all miss it) and
+//!   every credit makes 1 / (1 − node loss) combinations (fractions accumulate); and a
+//!   report that shows packets missed creates one credit per packet missed (the
+//!   credits the paper lets relays create on a detected loss), so a lost credit is
+//!   replaced.
+//! - Scheduling (§II-D, Alg. 2): at a transmission opportunity, of the flows whose
+//!   output buffer may go, the one with the most packets; to the downstream neighbour
+//!   with the smallest advertised queue, provided the own queue is longer (the
+//!   back-pressure condition); the frame carries the own queue and the (s, t) of every
+//!   upstream neighbour. Other packets (acknowledgements) go first, to the routing's
+//!   next hop.
+//! - Destination (§II-E, Alg. 5): progressive decoding (`tcpnc::Sink`); decoded packets
+//!   go up to TCP in order; every innovative combination is acknowledged with the first
+//!   unseen packet (TCP/NC's seen packets: the acknowledgement of a packet decoded and
+//!   of one not yet decodable are the same message). TCP's own ACKs stop at the
+//!   destination's layer; their window is copied into the acknowledgements.
+//!
+//! Choices the paper leaves open: docs/assumptions.md ("CoMP").
+
+pub mod config;
+pub mod header;
+mod relay;
+
+pub use config::{CompCfg, CompParams, LossSource};
+pub use header::{CompHeader, Report};
+
+use super::loss_estimate::{LossEstimate, ReceiveCounts};
+use super::rlnc::{Added, Gf65536};
+use super::symbol::FieldCoeffs;
+use super::tcpnc::header::{TcpNcAck, TcpNcHeader, WINDOW_LEN_BYTES, WINDOW_START_BYTES};
+use super::tcpnc::sink::Sink;
+use super::tcpnc::source::Source;
+use super::{Addressed, Body, CodedSymbol, CodingScheme, ControlMsg, Layer, Occupancy, OutFrame};
+use super::{PollAt, Rx, SchemeCx, Span, TxOutcome, WireHeader};
+use crate::engine::Time;
+use crate::net::{DropReason, NextHop, NodeId, Packet, IP_HEADER_BYTES, L4};
+use crate::transport::tcp::{TcpHeader, TCP_HEADER_BYTES};
+use relay::Relay;
+use smallvec::SmallVec;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Bytes of a combination's end-to-end fields beyond its coefficients: the window's
+/// first packet and its length (TCP/NC's header, without an id).
+pub(crate) fn e2e_header_bytes() -> u32 {
+    WINDOW_START_BYTES + WINDOW_LEN_BYTES
+}
+
+/// Per-node counters of CoMP (result columns `comp_*`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompCounters {
+    /// Packets from TCP at a source (retransmissions included).
+    pub tcp_packets: u64,
+    /// Of those, TCP retransmissions (bytes already in the coding buffer).
+    pub tcp_retransmissions: u64,
+    /// Combinations a source made.
+    pub source_coded: u64,
+    /// Combinations a relay made.
+    pub relay_coded: u64,
+    /// Credits created on a loss Alg. 1 detected.
+    pub loss_credits: u64,
+    /// Combinations received addressed to this node.
+    pub received: u64,
+    /// Of the combinations received (addressed or overheard), innovative ones kept.
+    pub innovative: u64,
+    /// Of those, overheard (addressed to another downstream neighbour).
+    pub overheard_innovative: u64,
+    /// Combinations received addressed to this node that were not innovative (dropped).
+    pub not_innovative: u64,
+    /// Packets decoded and handed up to TCP at a destination.
+    pub decoded: u64,
+    /// Acknowledgements a destination sent.
+    pub acks_sent: u64,
+    /// Acknowledgements a source passed up to TCP as ACKs.
+    pub acks_up: u64,
+    /// Acknowledgements a source absorbed (they did not move the window).
+    pub acks_absorbed: u64,
+    /// The TCP receiver's own ACKs stopped at the destination's layer.
+    pub tcp_acks_suppressed: u64,
+    /// Packets dropped on arrival, the node's queue full.
+    pub queue_drops: u64,
+    /// The node loss at the end of the run, per mille (the highest of the node's flows).
+    pub loss_permille: u64,
+    /// Combinations per credit at the end of the run, thousandths (the highest).
+    pub rate_milli: u64,
+}
+
+impl CompCounters {
+    /// The counters' names in results, in `values` order.
+    pub const NAMES: [&'static str; 17] = [
+        "comp_tcp_packets",
+        "comp_tcp_retransmissions",
+        "comp_source_coded",
+        "comp_relay_coded",
+        "comp_loss_credits",
+        "comp_received",
+        "comp_innovative",
+        "comp_overheard_innovative",
+        "comp_not_innovative",
+        "comp_decoded",
+        "comp_acks_sent",
+        "comp_acks_up",
+        "comp_acks_absorbed",
+        "comp_tcp_acks_suppressed",
+        "comp_queue_drops",
+        "comp_loss_permille",
+        "comp_rate_milli",
+    ];
+
+    /// The counters in `NAMES` order.
+    pub fn values(&self) -> [u64; 17] {
+        [
+            self.tcp_packets,
+            self.tcp_retransmissions,
+            self.source_coded,
+            self.relay_coded,
+            self.loss_credits,
+            self.received,
+            self.innovative,
+            self.overheard_innovative,
+            self.not_innovative,
+            self.decoded,
+            self.acks_sent,
+            self.acks_up,
+            self.acks_absorbed,
+            self.tcp_acks_suppressed,
+            self.queue_drops,
+            self.loss_permille,
+            self.rate_milli,
+        ]
+    }
+}
+
+/// What a node is for a flow.
+enum Role {
+    Source(Source<Gf65536>),
+    Relay(Relay),
+    Sink(Sink<Gf65536>),
+}
+
+/// A downstream neighbour of a flow and the queue it last advertised for it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Cand {
+    node: NodeId,
+    /// (queue, until when it counts).
+    heard: Option<(u32, Time)>,
+}
+
+impl Cand {
+    /// The advertised queue; with `now`, one that has run out counts as none.
+    fn queue(&self, now: Option<Time>) -> Option<(u32, Time)> {
+        self.heard.filter(|h| now.is_none_or(|t| h.1 > t))
+    }
+}
+
+/// One flow at this node.
+struct FlowState {
+    flow: u32,
+    /// The flow's source and destination.
+    src: NodeId,
+    dst: NodeId,
+    role: Role,
+    /// output_buffer_f, as the combinations owed for the credits held (fractions
+    /// accumulate): each is made when it is sent (see `owed`).
+    num: f64,
+    /// The node loss now, and the combinations per credit it gives.
+    loss: f64,
+    rate: f64,
+    /// The id of the next combination this node sends (Alg. 1's p_i entries).
+    next_id: u64,
+    /// Alg. 1, sender side: per downstream neighbour.
+    est: LossEstimate,
+    /// Alg. 1, receiver side: (s, t) per upstream neighbour.
+    counts: ReceiveCounts,
+    /// Downstream neighbours (the next nodes on the flow's reinforced paths).
+    cands: SmallVec<[Cand; 4]>,
+    /// Where ties between neighbours start: the one after the last chosen.
+    turn: usize,
+}
+
+impl FlowState {
+    /// output_buffer_f's length: the whole combinations owed.
+    fn owed(&self) -> usize {
+        self.num.max(0.0) as usize
+    }
+}
+
+/// What to do at a transmission opportunity (Alg. 2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Choice {
+    /// Flow `f` sends its first combination to its neighbour `c`.
+    Send { f: usize, c: usize },
+    /// Combinations queued, none may go before this time (an advertisement runs out).
+    Hold(Time),
+    /// Nothing queued.
+    Idle,
+}
+
+/// A CoMP combination's parts: the symbol and its window's first packet.
+fn combination_of(p: &Packet) -> Option<(&CodedSymbol, u64)> {
+    let L4::Coded(s) = &p.l4 else { return None };
+    let Span::Window { first, .. } = s.span else {
+        return None;
+    };
+    s.header_as::<TcpNcHeader>()?;
+    Some((s, first))
+}
+
+/// One node's CoMP layer.
+pub struct Comp {
+    p: CompParams,
+    flows: Vec<FlowState>,
+    /// Packets other than combinations (acknowledgements), with their next hop.
+    plain: VecDeque<(Packet, NodeId)>,
+    /// Combinations this node made (their uids).
+    made: u64,
+    counters: CompCounters,
+}
+
+/// The high bit of the uids of the combinations a node makes, apart from the
+/// simulator's sequence (node in bits 40-62, then a count).
+const MADE_UID: u64 = 1 << 63;
+
+impl Comp {
+    /// A node's layer.
+    pub fn new(p: CompParams) -> Comp {
+        Comp {
+            p,
+            flows: Vec::new(),
+            plain: VecDeque::new(),
+            made: 0,
+            counters: CompCounters::default(),
+        }
+    }
+
+    /// Packets held: the plain queue (combinations are made when sent).
+    fn held(&self) -> usize {
+        self.plain.len()
+    }
+
+    fn find(&self, flow: u32) -> Option<usize> {
+        self.flows.iter().position(|f| f.flow == flow)
+    }
+
+    /// The state of `flow` (from `src` to `dst`), made with `role` if new.
+    fn state(&mut self, flow: u32, src: NodeId, dst: NodeId, role: impl FnOnce() -> Role) -> usize {
+        if let Some(i) = self.find(flow) {
+            return i;
+        }
+        self.flows.push(FlowState {
+            flow,
+            src,
+            dst,
+            role: role(),
+            num: 0.0,
+            loss: 0.0,
+            rate: 1.0,
+            next_id: 0,
+            est: LossEstimate::new(self.p.loss_alpha),
+            counts: ReceiveCounts::default(),
+            cands: SmallVec::new(),
+            turn: 0,
+        });
+        self.flows.len() - 1
+    }
+
+    /// The flow's downstream neighbours as routing gives them, keeping what each still
+    /// advertises.
+    fn refresh_cands(cx: &SchemeCx, f: &mut FlowState) {
+        let hops = cx.next_hops(f.dst, f.flow);
+        if hops.len() == f.cands.len() && hops.iter().zip(&f.cands).all(|(h, c)| h.node == c.node) {
+            return;
+        }
+        let cands = hops
+            .iter()
+            .map(|h| Cand {
+                node: h.node,
+                heard: f
+                    .cands
+                    .iter()
+                    .find(|c| c.node == h.node)
+                    .and_then(|c| c.heard),
+            })
+            .collect();
+        f.cands = cands;
+    }
+
+    /// The node loss of flow `f` (§II-B): the product of its downstream neighbours'
+    /// losses, estimated (Alg. 1; neighbours without a sample yet left out) or
+    /// configured.
+    fn node_loss(&self, cx: &SchemeCx, f: &FlowState) -> f64 {
+        match self.p.loss {
+            LossSource::Estimated => f.est.node_loss().unwrap_or(0.0),
+            LossSource::Configured => f
+                .cands
+                .iter()
+                .map(|c| 1.0 - cx.delivery_prob(cx.node, c.node))
+                .product(),
+        }
+    }
+
+    /// Sets flow `fi`'s rate from its node loss.
+    fn update_rate(&mut self, cx: &SchemeCx, fi: usize) {
+        let loss = self.node_loss(cx, &self.flows[fi]);
+        let f = &mut self.flows[fi];
+        f.loss = loss;
+        f.rate = self.p.rate_for(loss, matches!(f.role, Role::Source(_)));
+    }
+
+    /// A data segment from this node's TCP: into the coding buffer, and its credit's
+    /// combinations out (Alg. 3).
+    fn source_send(&mut self, cx: &mut SchemeCx, p: Packet) {
+        let (flow, dst) = (p.flow, p.dst);
+        let node = cx.node;
+        let fi = self.state(flow, node, dst, || {
+            Role::Source(Source::new(node, dst, 1.0, None))
+        });
+        Self::refresh_cands(cx, &mut self.flows[fi]);
+        self.update_rate(cx, fi);
+        let f = &mut self.flows[fi];
+        let Role::Source(src) = &mut f.role else {
+            // A node is one thing per flow: its own TCP's segments make it the source.
+            debug_assert!(false, "a segment from TCP at a relay of its flow");
+            cx.drop_packet(p, DropReason::NoRoute);
+            return;
+        };
+        let retransmission = src.buffer(p);
+        cx.consume(1);
+        // Alg. 3: the packet is a credit (a retransmission too, as in TCP/NC).
+        f.num += f.rate;
+        self.counters.tcp_packets += 1;
+        self.counters.tcp_retransmissions += u64::from(retransmission);
+    }
+
+    /// The combination flow `fi` sends now, made from its coding buffer (None: the
+    /// buffer is empty, and the credits held are void).
+    fn make(&mut self, cx: &mut SchemeCx, fi: usize) -> Option<Packet> {
+        let f = &mut self.flows[fi];
+        let made = match &mut f.role {
+            Role::Source(src) => src.combination(cx.rng),
+            Role::Relay(relay) => relay.recode(cx.rng, f.src, f.dst),
+            Role::Sink(_) => None,
+        };
+        let Some(mut p) = made else {
+            f.num = 0.0;
+            return None;
+        };
+        f.num -= 1.0;
+        match f.role {
+            Role::Source(_) => self.counters.source_coded += 1,
+            _ => self.counters.relay_coded += 1,
+        }
+        // A packet of this node's own: a uid outside the simulator's sequence.
+        self.made += 1;
+        p.uid = MADE_UID | (u64::from(cx.node) << 40) | self.made;
+        p.created = cx.now;
+        p.ttl = 1;
+        cx.created(1);
+        Some(p)
+    }
+
+    /// A combination of flow `p.flow` heard from `tx`; `credit`: addressed to this node
+    /// (it carries a credit and counts in Alg. 1's (s, t)), with the sender's id.
+    fn receive_combination(
+        &mut self,
+        cx: &mut SchemeCx,
+        p: &Packet,
+        tx: NodeId,
+        credit: Option<u64>,
+    ) {
+        let (sym, first) = combination_of(p).expect("checked");
+        let (flow, src, dst, node) = (p.flow, p.src, p.dst, cx.node);
+        let rcv_window = self.p.rcv_window;
+        let fi = self.state(flow, src, dst, || {
+            if dst == node {
+                Role::Sink(Sink::new(rcv_window))
+            } else {
+                Role::Relay(Relay::new())
+            }
+        });
+        if dst != node {
+            Self::refresh_cands(cx, &mut self.flows[fi]);
+        }
+        if let Some(id) = credit {
+            // Alg. 4 line 3, Alg. 5 line 2: counted innovative or not.
+            self.flows[fi].counts.received(tx, id);
+            self.counters.received += 1;
+        }
+        let added = match &mut self.flows[fi].role {
+            Role::Relay(relay) => relay.receive(sym, first),
+            Role::Sink(sink) => {
+                let Some(coeffs) = Gf65536::view(&sym.coeffs) else {
+                    return;
+                };
+                let mut decoded = 0;
+                let added = sink.receive(sym, first, coeffs, &mut |n| {
+                    decoded += 1;
+                    cx.up(n)
+                });
+                self.counters.decoded += decoded;
+                added
+            }
+            Role::Source(_) => return,
+        };
+        match added {
+            Added::Innovative { .. } => {
+                self.counters.innovative += 1;
+                if credit.is_none() {
+                    self.counters.overheard_innovative += 1;
+                }
+            }
+            _ if credit.is_some() => self.counters.not_innovative += 1,
+            _ => {}
+        }
+        if dst == node {
+            // Alg. 5: an innovative combination is acknowledged; so is one whose whole
+            // window was seen already (the source is behind: its acknowledgements
+            // were lost), or the source could wait for ever.
+            let window_end = first + sym.natives.len() as u64;
+            let f = &self.flows[fi];
+            let Role::Sink(sink) = &f.role else {
+                unreachable!("a destination's role")
+            };
+            let behind = window_end <= sink.first_unseen();
+            if matches!(added, Added::Innovative { .. }) || (credit.is_some() && behind) {
+                let ack = TcpNcAck {
+                    flow,
+                    first_unseen: sink.first_unseen(),
+                    wnd: sink.window(),
+                    report: None,
+                };
+                self.counters.acks_sent += 1;
+                cx.originate(Packet {
+                    uid: 0,
+                    flow,
+                    src: node,
+                    dst: src,
+                    ttl: 0,
+                    ip_bytes: IP_HEADER_BYTES + ack.bytes(),
+                    created: 0,
+                    l4: L4::Control(ControlMsg {
+                        layer: Layer::Hop,
+                        fields: Arc::new(ack),
+                    }),
+                    payload: None,
+                });
+            }
+            return;
+        }
+        let innovative = matches!(added, Added::Innovative { .. });
+        if credit.is_some() && (innovative || (self.p.keep_credit && added != Added::Stale)) {
+            // Alg. 4 lines 6-8: the credit makes combinations at the node's rate.
+            self.update_rate(cx, fi);
+            let f = &mut self.flows[fi];
+            f.num += f.rate;
+        }
+    }
+
+    /// Alg. 2: of the flows with a neighbour satisfying the back-pressure condition (own
+    /// queue longer than its advertised one), the one with the most packets queued, to
+    /// its neighbour with the smallest advertised queue (ties in turn). `now` None: every
+    /// advertisement counts (what `poll_at` sees).
+    fn choose(&self, now: Option<Time>) -> Choice {
+        let mut send: Option<(usize, usize, usize)> = None;
+        let mut hold = Time::MAX;
+        for (fi, f) in self.flows.iter().enumerate() {
+            let own = f.owed();
+            if own == 0 || send.is_some_and(|s| own <= s.2) {
+                continue;
+            }
+            let n = f.cands.len();
+            let mut best: Option<(usize, u32)> = None;
+            for k in 0..n {
+                let i = (f.turn + k) % n;
+                let q = f.cands[i].queue(now).map_or(0, |h| h.0);
+                if (q as usize) < own && best.is_none_or(|b| q < b.1) {
+                    best = Some((i, q));
+                }
+            }
+            match best {
+                Some((c, _)) => send = Some((fi, c, own)),
+                None => {
+                    for c in &f.cands {
+                        if let Some(h) = c.queue(now) {
+                            hold = hold.min(h.1);
+                        }
+                    }
+                }
+            }
+        }
+        match send {
+            Some((f, c, _)) => Choice::Send { f, c },
+            None if hold < Time::MAX => Choice::Hold(hold),
+            None => Choice::Idle,
+        }
+    }
+
+    /// The header of a frame carrying a packet of `flow` (`id`: a combination's).
+    fn header(&self, flow: u32, id: Option<u64>) -> CompHeader {
+        let mut h = CompHeader {
+            flow,
+            id,
+            queue: 0,
+            reports: SmallVec::new(),
+        };
+        if let Some(f) = self.find(flow).map(|i| &self.flows[i]) {
+            h.queue = f.owed() as u32;
+            h.reports = f
+                .counts
+                .all()
+                .iter()
+                .map(|&(to, counts)| Report { to, counts })
+                .collect();
+        }
+        h
+    }
+
+    /// What a frame's header tells this node: a downstream neighbour's queue, and
+    /// Alg. 1 reports for this node.
+    fn read_header(&mut self, cx: &mut SchemeCx, tx: NodeId, h: &CompHeader) {
+        let Some(fi) = self.find(h.flow) else { return };
+        let until = cx.now + self.p.advert_timeout;
+        if let Some(c) = self.flows[fi].cands.iter_mut().find(|c| c.node == tx) {
+            c.heard = Some((h.queue, until));
+        }
+        let Some(r) = h.reports.iter().find(|r| r.to == cx.node) else {
+            return;
+        };
+        let f = &mut self.flows[fi];
+        let Some(sample) = f.est.report(tx, r.counts.last_id, r.counts.received) else {
+            return;
+        };
+        self.update_rate(cx, fi);
+        let lost = sample.sent - sample.received;
+        if self.p.loss_credits && lost > 0 {
+            // §II-C: a credit per packet the neighbour missed.
+            self.counters.loss_credits += lost;
+            self.flows[fi].num += lost as f64;
+        }
+    }
+
+    /// A packet of `flow` reached neighbour `nb`: until it advertises again, its queue
+    /// is one more than it last said (none heard: 1, for the advertisement's lifetime).
+    fn handed(&mut self, nb: NodeId, flow: u32, now: Time) {
+        let timeout = self.p.advert_timeout;
+        let Some(fi) = self.find(flow) else { return };
+        let f = &mut self.flows[fi];
+        if nb == f.dst {
+            return;
+        }
+        if let Some(c) = f.cands.iter_mut().find(|c| c.node == nb) {
+            c.heard = match c.heard {
+                Some((q, until)) if until > now => Some((q + 1, until)),
+                _ => Some((1, now + timeout)),
+            };
+        }
+    }
+
+    /// A frame with `header` carrying `pkt` to `nh`.
+    fn frame(pkt: Packet, nh: NodeId, header: CompHeader) -> OutFrame {
+        let mut body = Body::native(pkt, nh);
+        let hb = header.bytes();
+        body.msdu_bytes += hb;
+        body.header_bytes = hb;
+        body.header = Some(Arc::new(header));
+        OutFrame { mac_rx: nh, body }
+    }
+}
+
+impl CodingScheme for Comp {
+    fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]) {
+        let own = pkt.src == cx.node;
+        match &pkt.l4 {
+            L4::Tcp(h) if own && h.len > 0 => return self.source_send(cx, pkt),
+            L4::Tcp(h) if own => {
+                if let Some(fi) = self.find(pkt.flow) {
+                    if let Role::Sink(sink) = &mut self.flows[fi].role {
+                        // The TCP receiver's own ACK: the layer acknowledges instead;
+                        // its window is kept.
+                        sink.wnd = h.wnd;
+                        self.counters.tcp_acks_suppressed += 1;
+                        cx.consume(1);
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+        if self.held() >= cx.queue_capacity {
+            self.counters.queue_drops += 1;
+            cx.drop_packet(pkt, DropReason::QueueFull);
+            return;
+        }
+        self.plain.push_back((pkt, hops[0].node));
+    }
+
+    fn poll_at(&self) -> PollAt {
+        if !self.plain.is_empty() {
+            return PollAt::Now;
+        }
+        match self.choose(None) {
+            Choice::Send { .. } => PollAt::Now,
+            Choice::Hold(t) => PollAt::At(t),
+            Choice::Idle => PollAt::Idle,
+        }
+    }
+
+    fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame> {
+        if let Some((pkt, nh)) = self.plain.pop_front() {
+            let header = self.header(pkt.flow, None);
+            return Some(Self::frame(pkt, nh, header));
+        }
+        let Choice::Send { f, c } = self.choose(Some(cx.now)) else {
+            return None;
+        };
+        let pkt = self.make(cx, f)?;
+        let fs = &mut self.flows[f];
+        let nh = fs.cands[c].node;
+        fs.turn = c + 1;
+        // Alg. 2 lines 4-6.
+        let id = fs.next_id;
+        fs.next_id += 1;
+        fs.est.sent(nh, id);
+        let header = self.header(pkt.flow, Some(id));
+        Some(Self::frame(pkt, nh, header))
+    }
+
+    fn handle_rx(&mut self, cx: &mut SchemeCx, rx: Rx<'_>) {
+        let header = rx.body.header_as::<CompHeader>();
+        if let Some(h) = header {
+            self.read_header(cx, rx.tx, h);
+        }
+        for p in &rx.body.packets {
+            let to_me = rx.addressed != Addressed::Overheard;
+            if combination_of(p).is_some() {
+                if to_me {
+                    cx.absorb(1);
+                    cx.consume(1);
+                    let id = header.and_then(|h| h.id).unwrap_or(0);
+                    self.receive_combination(cx, p, rx.tx, Some(id));
+                } else if self.p.overhear
+                    && (p.dst == cx.node
+                        || cx
+                            .routes
+                            .next_hops(rx.tx, p.dst, p.flow)
+                            .iter()
+                            .any(|h| h.node == cx.node))
+                {
+                    // A downstream neighbour of the sender overhears it.
+                    self.receive_combination(cx, p, rx.tx, None);
+                }
+            } else if to_me {
+                cx.deliver(p.clone());
+            }
+        }
+    }
+
+    fn handle_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome) {
+        if outcome == TxOutcome::Delivered {
+            if let Some(p) = frame.body.packets.first() {
+                if combination_of(p).is_some() {
+                    self.handed(frame.mac_rx, p.flow, cx.now);
+                }
+            }
+        }
+        cx.settle(frame, outcome);
+    }
+
+    fn handle_control(&mut self, cx: &mut SchemeCx, from: NodeId, msg: &ControlMsg) {
+        let Some(ack) = msg.fields_as::<TcpNcAck>() else {
+            return;
+        };
+        let Some(fi) = self.find(ack.flow) else {
+            return;
+        };
+        let f = &mut self.flows[fi];
+        let Role::Source(src) = &mut f.role else {
+            return;
+        };
+        let moved = src.ack(ack.first_unseen);
+        if src.is_empty() {
+            // Nothing left to combine: the credits held are void.
+            f.num = f.num.fract();
+        }
+        match moved {
+            Some(seq) => {
+                self.counters.acks_up += 1;
+                // A plain TCP ACK for the sender above (as TCP/NC's source).
+                let h = TcpHeader {
+                    ack: seq,
+                    wnd: ack.wnd,
+                    ..TcpHeader::default()
+                };
+                cx.up(Packet {
+                    uid: 0,
+                    flow: ack.flow,
+                    src: from,
+                    dst: cx.node,
+                    ttl: 64,
+                    ip_bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES,
+                    created: cx.now,
+                    l4: L4::Tcp(h),
+                    payload: None,
+                });
+            }
+            None => self.counters.acks_absorbed += 1,
+        }
+    }
+
+    fn occupancy(&self) -> Occupancy {
+        let held = self.held();
+        Occupancy {
+            queued: held + self.flows.iter().map(FlowState::owed).sum::<usize>(),
+            held,
+        }
+    }
+
+    fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        let mut c = self.counters.clone();
+        for f in &self.flows {
+            if matches!(f.role, Role::Sink(_)) {
+                continue;
+            }
+            c.loss_permille = c.loss_permille.max((f.loss * 1000.0).round() as u64);
+            c.rate_milli = c.rate_milli.max((f.rate * 1000.0).round() as u64);
+        }
+        out.extend(CompCounters::NAMES.iter().copied().zip(c.values()));
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,121 @@
+//! A CoMP relay's coding buffer (Gheorghiu et al. Alg. 4, §II-E): the innovative
+//! combinations it received, kept in reduced form by the progressive decoder, from which
+//! it makes fresh combinations when it holds a credit. A combination whose window starts
+//! later than the buffer's first packet makes the buffer forget the older packets first
+//! (the source has slid past them).
+
+use crate::coding::rlnc::{Added, Decoder, Gf65536};
+use crate::coding::symbol::FieldCoeffs;
+use crate::coding::tcpnc::TcpNcHeader;
+use crate::coding::{CodedSymbol, Header, Span};
+use crate::engine::Rng;
+use crate::net::{NodeId, Packet, L4};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Decoder columns to start with (it grows with the window).
+const INITIAL_WIDTH: usize = 64;
+
+/// One flow's coding buffer at a relay.
+#[derive(Debug)]
+pub(crate) struct Relay {
+    dec: Decoder<Gf65536>,
+    /// Packets `dec.base()`, ... as their source sent them (the stand-ins a combination
+    /// carries), as far as a received combination has spanned.
+    natives: VecDeque<Packet>,
+    /// The last span made and its stand-ins (consecutive combinations often share it).
+    shared: Option<(u64, usize, Arc<[Packet]>)>,
+    /// The end-to-end header every combination carries (window start and length).
+    header: Header,
+    coeffs: Vec<u16>,
+    payload: Vec<u8>,
+}
+
+impl Relay {
+    pub(crate) fn new() -> Relay {
+        Relay {
+            dec: Decoder::new(0, INITIAL_WIDTH),
+            natives: VecDeque::new(),
+            shared: None,
+            header: Arc::new(TcpNcHeader {
+                id: 0,
+                with_id: false,
+            }),
+            coeffs: Vec::new(),
+            payload: Vec::new(),
+        }
+    }
+
+    /// Degrees of freedom held.
+    #[cfg(test)]
+    pub(crate) fn rank(&self) -> usize {
+        self.dec.rank()
+    }
+
+    /// A combination over the window from `first`: forget what it has slid past, then
+    /// keep it if innovative (Alg. 4, lines 2-5).
+    pub(crate) fn receive(&mut self, sym: &CodedSymbol, first: u64) -> Added {
+        let Some(coeffs) = Gf65536::view(&sym.coeffs) else {
+            return Added::Stale;
+        };
+        if first > self.dec.base() {
+            let gone = (first - self.dec.base()) as usize;
+            self.natives.drain(..gone.min(self.natives.len()));
+            self.dec.slide_to(first);
+            self.shared = None;
+        }
+        // The stand-ins of the packets newly spanned (the buffer's first packet is now at
+        // or before `first`, so none is skipped).
+        let stored_end = self.dec.base() + self.natives.len() as u64;
+        let end = first + sym.natives.len() as u64;
+        for idx in stored_end.max(first)..end {
+            self.natives
+                .push_back(sym.natives[(idx - first) as usize].clone());
+        }
+        self.dec.add(first, coeffs, sym.payload.as_deref())
+    }
+
+    /// A fresh random combination of everything held, as a packet of the flow from
+    /// `src` to `dst` (None: nothing held).
+    pub(crate) fn recode(&mut self, rng: &mut Rng, src: NodeId, dst: NodeId) -> Option<Packet> {
+        let with_payload = self.natives.iter().any(|p| p.carried().is_some());
+        let lo = self.dec.recode(
+            rng,
+            &mut self.coeffs,
+            with_payload.then_some(&mut self.payload),
+        )?;
+        let len = self.coeffs.len();
+        let at = (lo - self.dec.base()) as usize;
+        let natives = match &self.shared {
+            Some((f, l, n)) if *f == lo && *l == len => n.clone(),
+            _ => {
+                let n: Arc<[Packet]> = self.natives.range(at..at + len).cloned().collect();
+                self.shared = Some((lo, len, n.clone()));
+                n
+            }
+        };
+        let coeffs = Gf65536::wrap(&self.coeffs);
+        let ip = natives.iter().map(|p| p.ip_bytes).max().unwrap_or(0);
+        let header_bytes = super::e2e_header_bytes() + coeffs.bytes();
+        Some(Packet {
+            uid: 0,
+            flow: natives[0].flow,
+            src,
+            dst,
+            ttl: 0,
+            ip_bytes: ip + header_bytes,
+            created: 0,
+            l4: L4::Coded(Box::new(CodedSymbol {
+                span: Span::Window {
+                    first: lo,
+                    len: len.min(u16::MAX as usize) as u16,
+                },
+                coeffs,
+                payload: with_payload.then(|| self.payload.clone().into_boxed_slice()),
+                natives,
+                header: Some(self.header.clone()),
+            })),
+            payload: None,
+        })
+    }
+}

@@ -1,0 +1,159 @@
+//! Whole-run checks of CoMP (Gheorghiu et al.) under TCP: on the diamond (3 relays, 3
+//! reinforced paths) and on `roofnet-like` pairs, payload bytes are decoded bit for bit,
+//! the node ledger balances, runs are deterministic, relays re-encode on more than one
+//! path, and TCP keeps goodput where it collapses without coding.
+
+use ncmesh_core::coding::comp::LossSource;
+use ncmesh_core::scenario::schema::*;
+use ncmesh_core::sim::run;
+
+mod common;
+use common::{at, diamond, relay_frames, roofnet, total};
+
+fn with_payload(mut s: Scenario) -> Scenario {
+    s.simulation.payload_bytes = true;
+    s
+}
+
+#[test]
+fn comp_delivers_the_original_bytes_over_several_paths() {
+    for loss in [0.0, 0.1, 0.2] {
+        let s = with_payload(diamond("comp", loss, 20.0));
+        let r = run(&s).unwrap();
+        let what = format!("diamond, loss {loss}");
+        assert!(r.conservation.balanced, "{what}: {:?}", r.conservation);
+        let f = &r.flows[0];
+        assert_eq!(f.payload_errors, 0, "{what}: decoded bytes differ");
+        assert!(f.goodput_kbps > 100.0, "{what}: goodput {}", f.goodput_kbps);
+        // The source codes, every relay re-encodes, the destination decodes what it
+        // acknowledged as seen, and TCP's own ACKs stop at its layer.
+        assert!(at(&r, 0, "comp_source_coded") > 0, "{what}");
+        for relay in 1..=3 {
+            assert!(
+                at(&r, relay, "comp_relay_coded") > 0,
+                "{what}: relay {relay}"
+            );
+            assert_eq!(at(&r, relay, "comp_source_coded"), 0, "{what}");
+        }
+        assert!(relay_frames(&r, &s).len() == 3, "{what}: three paths used");
+        let decoded = at(&r, 4, "comp_decoded");
+        assert!(decoded > 0, "{what}");
+        assert!(decoded <= at(&r, 4, "comp_innovative"), "{what}");
+        assert!(
+            at(&r, 4, "comp_acks_sent") >= at(&r, 4, "comp_innovative"),
+            "{what}"
+        );
+        assert!(at(&r, 4, "comp_tcp_acks_suppressed") > 0, "{what}");
+        assert!(at(&r, 0, "comp_acks_up") > 0, "{what}");
+        // Relays keep what they overhear from the source on the way to another relay.
+        assert!(total(&r, "comp_overheard_innovative") > 0, "{what}");
+        if loss > 0.0 {
+            assert!(
+                total(&r, "comp_loss_credits") > 0,
+                "{what}: Alg. 1 found losses"
+            );
+        }
+    }
+    for pair in [0, 1, 2] {
+        let s = with_payload(roofnet("comp", pair, 20.0));
+        let r = run(&s).unwrap();
+        assert!(r.conservation.balanced, "pair {pair}: {:?}", r.conservation);
+        assert_eq!(r.flows[0].payload_errors, 0, "pair {pair}");
+        assert!(
+            r.flows[0].goodput_kbps > 20.0,
+            "pair {pair}: {}",
+            r.flows[0].goodput_kbps
+        );
+    }
+}
+
+#[test]
+fn comp_runs_are_deterministic_and_coefficient_only_equals_payload_mode() {
+    let s = with_payload(diamond("comp", 0.1, 10.0));
+    let (a, b) = (run(&s).unwrap(), run(&s).unwrap());
+    assert_eq!(a.flows, b.flows);
+    assert_eq!(a.events, b.events);
+    let mut lean = s.clone();
+    lean.simulation.payload_bytes = false;
+    let c = run(&lean).unwrap();
+    assert_eq!(c.flows[0].goodput_kbps, a.flows[0].goodput_kbps);
+    for name in ["comp_source_coded", "comp_relay_coded", "comp_decoded"] {
+        assert_eq!(total(&c, name), total(&a, name), "{name}");
+    }
+    // Another seed, another run.
+    let mut other = s.clone();
+    other.simulation.seed += 1;
+    assert_ne!(run(&other).unwrap().events, a.events);
+}
+
+#[test]
+fn two_concurrent_flows_share_the_relays() {
+    use ncmesh_core::scenario::{build, BuildOptions};
+    let o = BuildOptions::new().with("pair", 0u64).with("flows", 2u64);
+    let mut s = with_payload(build("roofnet-like", &o).unwrap());
+    s.simulation.duration_s = 20.0;
+    s.simulation.measure_start_s = 1.0;
+    s.scheme.name = "comp".into();
+    let r = run(&s).unwrap();
+    assert!(r.conservation.balanced, "{:?}", r.conservation);
+    for f in &r.flows {
+        assert_eq!(f.payload_errors, 0);
+        assert!(f.goodput_kbps > 0.0, "flow {}: {}", f.flow, f.goodput_kbps);
+    }
+}
+
+#[test]
+fn comp_keeps_goodput_where_plain_tcp_collapses() {
+    let plain = run(&diamond("none", 0.2, 30.0)).unwrap();
+    let coded = run(&diamond("comp", 0.2, 30.0)).unwrap();
+    let (p, c) = (plain.flows[0].goodput_kbps, coded.flows[0].goodput_kbps);
+    assert!(
+        c > 10.0 * p.max(1.0),
+        "comp {c:.0} vs newreno {p:.0} kbit/s"
+    );
+    // Fig. 2's two ways to set the rate both carry the flow.
+    let mut configured = diamond("comp", 0.2, 30.0);
+    configured.scheme.comp.loss = LossSource::Configured;
+    let o = run(&configured).unwrap();
+    assert!(o.conservation.balanced);
+    assert!(
+        o.flows[0].goodput_kbps > 100.0,
+        "{}",
+        o.flows[0].goodput_kbps
+    );
+}
+
+#[test]
+#[ignore = "prints figures: cargo test --release --test comp -- --ignored --nocapture"]
+fn figures_comp_against_the_baselines() {
+    let show = |what: &str, s: &Scenario| {
+        let r = run(s).unwrap();
+        let bytes: u64 = r.nodes.iter().map(|n| n.mac_data_bytes_sent).sum();
+        println!(
+            "{what:<24} {:<8} goodput {:7.1} kbit/s, efficiency {:.3}, retx {:3}, to {:2}, relays' frames {:?}, loss credits {}",
+            s.scheme.name,
+            r.flows[0].goodput_kbps,
+            r.flows[0].rx_bytes as f64 / bytes.max(1) as f64,
+            r.flows[0].retransmissions,
+            r.flows[0].timeouts,
+            relay_frames(&r, s),
+            total(&r, "comp_loss_credits"),
+        );
+    };
+    for loss in [0.0, 0.1, 0.2, 0.3, 0.4] {
+        for scheme in ["none", "tcp-nc", "horizon", "comp"] {
+            show(
+                &format!("diamond loss {loss}"),
+                &diamond(scheme, loss, 60.0),
+            );
+        }
+    }
+    for pair in 0..8 {
+        for scheme in ["none", "tcp-nc", "horizon", "comp"] {
+            show(
+                &format!("roofnet-like pair {pair}"),
+                &roofnet(scheme, pair, 60.0),
+            );
+        }
+    }
+}
