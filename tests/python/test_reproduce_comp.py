@@ -107,6 +107,10 @@ def test_tiny_run_writes_tables_figures_and_claims(tiny):
     texts = [c["claim"] for c in claims]
     assert any("about 10x TCP-ARQ" in t for t in texts) and any("Horizon's throughput is close to 0" in t
                                                                  for t in texts)
+    # TCP/NC standing in for CoMP: the ratio claims have numbers.
+    [ratio] = [c for c in claims if "about 10x TCP-ARQ (newreno)" in c["claim"]]
+    assert ratio["ours"].startswith("largest ratio")
+    assert set(s["fig2_kbps"]["2"]["newreno"]) == {"0", "20"}
     # MORE has no runs: its claim says so and does not hold.
     more = [c for c in claims if "MORE's throughput falls" in c["claim"]]
     assert more and not more[0]["holds"] and "no runs of MORE" in more[0]["ours"]
@@ -130,6 +134,12 @@ def test_efficiency_is_delivered_over_transmitted_bytes(tiny):
     assert 0 < row["efficiency"].iloc[0] < 1
     path = res.flows[res.flows["run_key"] == key]["path"].iloc[0]
     assert row["hops"].iloc[0] == len(path) - 1
+
+
+def test_a_scheme_the_simulator_lacks_is_left_out():
+    assert comp.supported({"scheme.name": "tcp-nc", "scheme.tcpnc.field": "gf65536"})
+    assert not comp.supported({"scheme.name": "no-such-scheme"})
+    assert not comp.supported({"scheme.name": "none", "scheme.nosuch.batch": 8})
 
 
 def test_efficiency_helper():
