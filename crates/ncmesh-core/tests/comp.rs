@@ -72,6 +72,8 @@ fn comp_runs_are_deterministic_and_coefficient_only_equals_payload_mode() {
     let s = with_payload(diamond("comp", 0.1, 10.0));
     let (a, b) = (run(&s).unwrap(), run(&s).unwrap());
     assert_eq!(a.flows, b.flows);
+    assert_eq!(a.nodes, b.nodes);
+    assert_eq!(a.conservation, b.conservation);
     assert_eq!(a.events, b.events);
     let mut lean = s.clone();
     lean.simulation.payload_bytes = false;

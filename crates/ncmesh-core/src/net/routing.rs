@@ -22,7 +22,7 @@ pub struct NextHop {
 /// Every candidate next hop of a packet, cheapest first (one unless the flow has several
 /// reinforced paths); under `routing.spread = "round-robin"` the network layer hands a
 /// scheme the list rotated to the candidate whose turn it is.
-pub type NextHops = SmallVec<[NextHop; 2]>;
+pub type NextHops = SmallVec<[NextHop; 4]>;
 
 /// Distances from a node to a destination in both metrics, whatever the routing uses.
 #[derive(Debug, Clone, Copy, PartialEq)]

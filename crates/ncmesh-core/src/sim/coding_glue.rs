@@ -197,7 +197,10 @@ impl Sim {
     /// A coding layer's control message from `from`, delivered at `n`.
     pub(super) fn coding_control(&mut self, n: u32, from: u32, msg: &ControlMsg) {
         match msg.layer {
-            Layer::Hop => self.with_scheme(n, |s, cx| s.handle_control(cx, from, msg)),
+            Layer::Hop => {
+                self.with_scheme(n, |s, cx| s.handle_control(cx, from, msg));
+                self.coding_wake_mac(n);
+            }
             Layer::Flow if self.nodes[n as usize].flow.is_some() => {
                 self.with_flow(n, |c, cx| c.handle_control(cx, from, msg))
             }
@@ -270,6 +273,16 @@ impl Sim {
             s.handle_rx(cx, rx)
         });
         self.apply_scheme_out(n, out);
+        self.coding_wake_mac(n);
+    }
+
+    /// A reception or a control message may have given the scheme of `n` a frame to send
+    /// (a credit, an advertisement that ends a hold) without a packet passing the network
+    /// layer: the MAC contends if one is due.
+    fn coding_wake_mac(&mut self, n: u32) {
+        if self.coding_wants_frame(n) {
+            self.mac_packet_ready(n);
+        }
     }
 
     /// The MAC of `n` is done with `frame`.

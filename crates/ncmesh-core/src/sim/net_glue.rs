@@ -110,13 +110,19 @@ impl Sim {
         match p.l4 {
             L4::Tcp(h) if is_data => {
                 let flow = &mut self.flows[fi];
-                if let Some(b) = &p.payload {
-                    if b.iter()
-                        .enumerate()
-                        .any(|(i, &x)| x != payload_byte(p.flow, h.seq + i as u64))
-                    {
-                        flow.payload_errors += 1;
+                // With payload bytes on, a data segment must bring all of its bytes, each
+                // the one the source wrote (a decoder that loses or shortens them counts).
+                let wrong = match &p.payload {
+                    Some(b) => {
+                        b.len() != h.len as usize
+                            || b.iter()
+                                .enumerate()
+                                .any(|(i, &x)| x != payload_byte(p.flow, h.seq + i as u64))
                     }
+                    None => self.scenario.simulation.payload_bytes && h.len > 0,
+                };
+                if wrong {
+                    flow.payload_errors += 1;
                 }
                 let rx = flow.rx.as_mut().expect("tcp receiver");
                 let ack = rx.on_segment(now, &h);

@@ -42,6 +42,11 @@ pub struct CompCfg {
     /// one more combination per packet its report says a downstream neighbour missed;
     /// false: only the rate 1 / (1 − node loss) compensates.
     pub loss_credits: bool,
+    /// When an acknowledgement that moves the source's window leaves TCP no room to send
+    /// (the destination holds packets seen but not decoded), the source takes it as a
+    /// credit (TCP/NC's `blocked_repair`, which CoMP needs more: its degrees of freedom
+    /// arrive with little surplus); false: only TCP's packets are credits.
+    pub blocked_repair: bool,
     /// A downstream neighbour that overhears a combination addressed to another keeps it
     /// if innovative (Fig. 1's multipath reception; without the credit); false: a node
     /// uses only the combinations addressed to it.
@@ -64,6 +69,7 @@ impl Default for CompCfg {
             max_redundancy: 5.0,
             headroom: 1.1,
             loss_credits: true,
+            blocked_repair: false,
             overhear: true,
             keep_credit: true,
             advert_timeout_s: 0.1,
@@ -84,6 +90,8 @@ pub struct CompParams {
     pub headroom: f64,
     /// Credits on a detected loss.
     pub loss_credits: bool,
+    /// A blocked acknowledgement is a credit.
+    pub blocked_repair: bool,
     /// Overheard combinations are kept.
     pub overhear: bool,
     /// A credit outlives a combination that is not innovative.
@@ -151,6 +159,7 @@ impl CompCfg {
             max_redundancy: self.max_redundancy,
             headroom: self.headroom,
             loss_credits: self.loss_credits,
+            blocked_repair: self.blocked_repair,
             overhear: self.overhear,
             keep_credit: self.keep_credit,
             advert_timeout: secs(self.advert_timeout_s).max(1),
@@ -165,6 +174,7 @@ impl CompCfg {
         kv("max_redundancy", toml_float(self.max_redundancy));
         kv("headroom", toml_float(self.headroom));
         kv("loss_credits", self.loss_credits.to_string());
+        kv("blocked_repair", self.blocked_repair.to_string());
         kv("overhear", self.overhear.to_string());
         kv("keep_credit", self.keep_credit.to_string());
         kv("advert_timeout_s", toml_float(self.advert_timeout_s));

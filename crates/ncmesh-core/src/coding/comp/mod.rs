@@ -75,6 +75,8 @@ pub struct CompCounters {
     pub relay_coded: u64,
     /// Credits created on a loss Alg. 1 detected.
     pub loss_credits: u64,
+    /// Credits a source took from an acknowledgement that blocked TCP.
+    pub repairs: u64,
     /// Combinations received addressed to this node.
     pub received: u64,
     /// Of the combinations received (addressed or overheard), innovative ones kept.
@@ -103,12 +105,13 @@ pub struct CompCounters {
 
 impl CompCounters {
     /// The counters' names in results, in `values` order.
-    pub const NAMES: [&'static str; 17] = [
+    pub const NAMES: [&'static str; 18] = [
         "comp_tcp_packets",
         "comp_tcp_retransmissions",
         "comp_source_coded",
         "comp_relay_coded",
         "comp_loss_credits",
+        "comp_repairs",
         "comp_received",
         "comp_innovative",
         "comp_overheard_innovative",
@@ -124,13 +127,14 @@ impl CompCounters {
     ];
 
     /// The counters in `NAMES` order.
-    pub fn values(&self) -> [u64; 17] {
+    pub fn values(&self) -> [u64; 18] {
         [
             self.tcp_packets,
             self.tcp_retransmissions,
             self.source_coded,
             self.relay_coded,
             self.loss_credits,
+            self.repairs,
             self.received,
             self.innovative,
             self.overheard_innovative,
@@ -198,6 +202,15 @@ impl FlowState {
     /// output_buffer_f's length: the whole combinations owed.
     fn owed(&self) -> usize {
         self.num.max(0.0) as usize
+    }
+
+    /// Does the node hold anything to combine for the flow?
+    fn holds_any(&self) -> bool {
+        match &self.role {
+            Role::Source(src) => !src.is_empty(),
+            Role::Relay(relay) => relay.rank() > 0,
+            Role::Sink(_) => false,
+        }
     }
 }
 
@@ -306,7 +319,14 @@ impl Comp {
     /// configured.
     fn node_loss(&self, cx: &SchemeCx, f: &FlowState) -> f64 {
         match self.p.loss {
-            LossSource::Estimated => f.est.node_loss().unwrap_or(0.0),
+            _ if f.cands.is_empty() => 0.0,
+            // Neighbours without a sample yet are left out (none: no loss known).
+            LossSource::Estimated => f
+                .cands
+                .iter()
+                .filter_map(|c| f.est.loss_to(c.node))
+                .fold(None, |p: Option<f64>, l| Some(p.unwrap_or(1.0) * l))
+                .unwrap_or(0.0),
             LossSource::Configured => f
                 .cands
                 .iter()
@@ -433,12 +453,12 @@ impl Comp {
             // window was seen already (the source is behind: its acknowledgements
             // were lost), or the source could wait for ever.
             let window_end = first + sym.natives.len() as u64;
-            let f = &self.flows[fi];
-            let Role::Sink(sink) = &f.role else {
+            let Role::Sink(sink) = &self.flows[fi].role else {
                 unreachable!("a destination's role")
             };
-            let behind = window_end <= sink.first_unseen();
-            if matches!(added, Added::Innovative { .. }) || (credit.is_some() && behind) {
+            let innovative = matches!(added, Added::Innovative { .. });
+            let behind = credit.is_some() && window_end <= sink.first_unseen();
+            if innovative || behind {
                 let ack = TcpNcAck {
                     flow,
                     first_unseen: sink.first_unseen(),
@@ -520,7 +540,8 @@ impl Comp {
             reports: SmallVec::new(),
         };
         if let Some(f) = self.find(flow).map(|i| &self.flows[i]) {
-            h.queue = f.owed() as u32;
+            // One byte on the air: a longer buffer reads as 255.
+            h.queue = f.owed().min(u8::MAX as usize) as u32;
             h.reports = f
                 .counts
                 .all()
@@ -548,7 +569,9 @@ impl Comp {
         };
         self.update_rate(cx, fi);
         let lost = sample.sent - sample.received;
-        if self.p.loss_credits && lost > 0 {
+        // Credits for missed packets in either loss mode (the configured mode replaces
+        // only the rate's estimate), while there is something to combine.
+        if self.p.loss_credits && lost > 0 && self.flows[fi].holds_any() {
             // §II-C: a credit per packet the neighbour missed.
             self.counters.loss_credits += lost;
             self.flows[fi].num += lost as f64;
@@ -626,10 +649,15 @@ impl CodingScheme for Comp {
             let header = self.header(pkt.flow, None);
             return Some(Self::frame(pkt, nh, header));
         }
-        let Choice::Send { f, c } = self.choose(Some(cx.now)) else {
-            return None;
+        // A flow whose coding buffer turned out empty drops its credits: choose again.
+        let (f, c, pkt) = loop {
+            let Choice::Send { f, c } = self.choose(Some(cx.now)) else {
+                return None;
+            };
+            if let Some(p) = self.make(cx, f) {
+                break (f, c, p);
+            }
         };
-        let pkt = self.make(cx, f)?;
         let fs = &mut self.flows[f];
         let nh = fs.cands[c].node;
         fs.turn = c + 1;
@@ -697,6 +725,11 @@ impl CodingScheme for Comp {
         if src.is_empty() {
             // Nothing left to combine: the credits held are void.
             f.num = f.num.fract();
+        } else if self.p.blocked_repair && moved.is_some() && src.blocked(ack.wnd) {
+            // TCP cannot send until the destination decodes: the acknowledgement is a
+            // credit (TCP/NC's repair).
+            f.num += f.rate;
+            self.counters.repairs += 1;
         }
         match moved {
             Some(seq) => {

@@ -23,8 +23,11 @@ pub(crate) struct Relay {
     /// Packets `dec.base()`, ... as their source sent them (the stand-ins a combination
     /// carries), as far as a received combination has spanned.
     natives: VecDeque<Packet>,
-    /// The last span made and its stand-ins (consecutive combinations often share it).
+    /// The last span made and its stand-ins (consecutive combinations often share it),
+    /// or the span of the last combination received, whose stand-ins it carried.
     shared: Option<(u64, usize, Arc<[Packet]>)>,
+    /// Combinations carry payload bytes (the scenario's `simulation.payload_bytes`).
+    with_payload: bool,
     /// The end-to-end header every combination carries (window start and length).
     header: Header,
     coeffs: Vec<u16>,
@@ -37,6 +40,7 @@ impl Relay {
             dec: Decoder::new(0, INITIAL_WIDTH),
             natives: VecDeque::new(),
             shared: None,
+            with_payload: false,
             header: Arc::new(TcpNcHeader {
                 id: 0,
                 with_id: false,
@@ -47,7 +51,6 @@ impl Relay {
     }
 
     /// Degrees of freedom held.
-    #[cfg(test)]
     pub(crate) fn rank(&self) -> usize {
         self.dec.rank()
     }
@@ -58,12 +61,8 @@ impl Relay {
         let Some(coeffs) = Gf65536::view(&sym.coeffs) else {
             return Added::Stale;
         };
-        if first > self.dec.base() {
-            let gone = (first - self.dec.base()) as usize;
-            self.natives.drain(..gone.min(self.natives.len()));
-            self.dec.slide_to(first);
-            self.shared = None;
-        }
+        self.slide_to(first);
+        self.with_payload = sym.payload.is_some();
         // The stand-ins of the packets newly spanned (the buffer's first packet is now at
         // or before `first`, so none is skipped).
         let stored_end = self.dec.base() + self.natives.len() as u64;
@@ -72,13 +71,30 @@ impl Relay {
             self.natives
                 .push_back(sym.natives[(idx - first) as usize].clone());
         }
-        self.dec.add(first, coeffs, sym.payload.as_deref())
+        let added = self.dec.add(first, coeffs, sym.payload.as_deref());
+        if matches!(added, Added::Innovative { .. }) {
+            // A recoded combination over exactly this span reuses its stand-ins.
+            self.shared = Some((first, sym.natives.len(), sym.natives.clone()));
+        }
+        added
+    }
+
+    /// Forgets the packets before `base` (the source's window has moved past them:
+    /// a newer combination, or the destination's acknowledgement on its way back).
+    pub(crate) fn slide_to(&mut self, base: u64) {
+        if base <= self.dec.base() {
+            return;
+        }
+        let gone = (base - self.dec.base()) as usize;
+        self.natives.drain(..gone.min(self.natives.len()));
+        self.dec.slide_to(base);
+        self.shared = None;
     }
 
     /// A fresh random combination of everything held, as a packet of the flow from
     /// `src` to `dst` (None: nothing held).
     pub(crate) fn recode(&mut self, rng: &mut Rng, src: NodeId, dst: NodeId) -> Option<Packet> {
-        let with_payload = self.natives.iter().any(|p| p.carried().is_some());
+        let with_payload = self.with_payload;
         let lo = self.dec.recode(
             rng,
             &mut self.coeffs,
@@ -111,7 +127,7 @@ impl Relay {
                     len: len.min(u16::MAX as usize) as u16,
                 },
                 coeffs,
-                payload: with_payload.then(|| self.payload.clone().into_boxed_slice()),
+                payload: with_payload.then(|| std::mem::take(&mut self.payload).into_boxed_slice()),
                 natives,
                 header: Some(self.header.clone()),
             })),

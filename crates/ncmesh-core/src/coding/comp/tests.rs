@@ -355,6 +355,10 @@ fn the_destination_acknowledges_innovative_combinations_and_suppresses_tcps_acks
     again.mac_rx = DST;
     let out = hear(&mut b, &mut dst, DST, 1, &again);
     assert_eq!(out.originate.len(), 1);
+    // Overheard (not addressed to it), it is not.
+    again.mac_rx = 2;
+    let out = hear(&mut b, &mut dst, DST, 1, &again);
+    assert!(out.originate.is_empty());
     // The TCP receiver's own ACK stops here; its window is kept.
     let mut h = TcpHeader::data(0, 0);
     h.ack = 3000;
@@ -417,4 +421,106 @@ fn plain_packets_go_first_to_the_routing_next_hop() {
     assert_eq!(f.body.packets[0].src, 2);
     assert!(comp_header(&f).id.is_none());
     assert_eq!(s.occupancy().held, 0);
+}
+
+fn ack_msg(first_unseen: u64, wnd: u32) -> ControlMsg {
+    ControlMsg {
+        layer: Layer::Hop,
+        fields: Arc::new(TcpNcAck {
+            flow: 0,
+            first_unseen,
+            wnd,
+            report: None,
+        }),
+    }
+}
+
+#[test]
+fn an_empty_window_voids_the_credits_and_takes_no_loss_credits() {
+    let mut b = bench();
+    let mut s = layer(CompCfg::default());
+    for i in 0..2 {
+        put(&mut b, &mut s, SRC, data(i));
+    }
+    let first = send(&mut b, &mut s, SRC, 0).0.unwrap();
+    assert!(s.flows[0].num > 1.0);
+    // Everything seen: the window empties and the credits left go.
+    b.call(SRC, 0, |cx| s.handle_control(cx, DST, &ack_msg(2, 64_000)));
+    assert!(s.flows[0].num < 1.0);
+    assert_eq!(s.poll_at(), PollAt::Idle);
+    // A report of a loss now finds nothing to combine: no credit.
+    let mut body = Body::native(data(99), DST);
+    body.header = Some(Arc::new(CompHeader {
+        flow: 0,
+        id: None,
+        queue: 0,
+        reports: [Report {
+            to: SRC,
+            counts: Counts {
+                last_id: 0,
+                received: 0,
+            },
+        }]
+        .into_iter()
+        .collect(),
+    }));
+    let rel = first.mac_rx;
+    hear(&mut b, &mut s, SRC, rel, &OutFrame { mac_rx: DST, body });
+    assert_eq!(s.counters.loss_credits, 0);
+    assert_eq!(s.poll_at(), PollAt::Idle);
+}
+
+#[test]
+fn a_flow_with_nothing_to_combine_lets_the_next_one_send() {
+    let mut b = bench();
+    let mut s = layer(CompCfg::default());
+    // Flow 0: a relay state owing 5 with an empty buffer; flow 1 (made the same way)
+    // owes 2 and holds a combination.
+    s.flows.push(state(0, 5.0, &[(DST, None)]));
+    let frames = source_frames(&mut b, 1);
+    let mut f = frames[0].clone();
+    f.mac_rx = 1;
+    let mut other = layer(CompCfg::default());
+    hear(&mut b, &mut other, 1, SRC, &f);
+    let mut ready = other.flows.pop().unwrap();
+    ready.flow = 1;
+    ready.num = 2.0;
+    s.flows.push(ready);
+    let (got, out) = send(&mut b, &mut s, 1, 0);
+    assert_eq!(
+        got.unwrap().body.packets[0].flow,
+        0,
+        "the packet's flow field"
+    );
+    assert_eq!(out.created, 1);
+    assert_eq!(
+        s.flows[0].owed(),
+        0,
+        "flow 0's credits went with its empty buffer"
+    );
+    assert_eq!(s.flows[1].owed(), 1);
+}
+
+#[test]
+fn a_blocked_acknowledgement_is_a_credit_at_the_source() {
+    let mut b = bench();
+    let mut s = layer(CompCfg {
+        headroom: 1.0,
+        blocked_repair: true,
+        ..CompCfg::default()
+    });
+    for i in 0..3 {
+        put(&mut b, &mut s, SRC, data(i));
+    }
+    for _ in 0..3 {
+        send(&mut b, &mut s, SRC, 0);
+    }
+    assert_eq!(s.flows[0].owed(), 0);
+    // Packet 0 seen; the window (1500 bytes) leaves TCP no room beyond packets 1-2.
+    b.call(SRC, 0, |cx| s.handle_control(cx, DST, &ack_msg(1, 1500)));
+    assert_eq!(s.flows[0].owed(), 1);
+    assert_eq!(s.counters.repairs, 1);
+    // Room for another segment: no repair.
+    b.call(SRC, 0, |cx| s.handle_control(cx, DST, &ack_msg(2, 64_000)));
+    assert_eq!(s.counters.repairs, 1);
 }

@@ -143,14 +143,7 @@ impl<F: FieldCoeffs> Source<F> {
         rng: &mut Rng,
         send: &mut impl FnMut(Packet),
     ) -> u64 {
-        let (bytes, largest) = self
-            .window
-            .iter()
-            .filter_map(|p| p.tcp())
-            .fold((0u64, 0u64), |(b, m), h| {
-                (b + u64::from(h.len), m.max(u64::from(h.len)))
-            });
-        if self.window.is_empty() || bytes + largest <= u64::from(wnd) {
+        if !self.blocked(wnd) {
             return 0;
         }
         self.num += self.redundancy;
@@ -161,6 +154,20 @@ impl<F: FieldCoeffs> Source<F> {
             sent += 1;
         }
         sent
+    }
+
+    /// Does the destination's advertised window `wnd` leave TCP no room for another
+    /// segment beyond the bytes in the buffer (packets not yet seen)? Then TCP sends
+    /// nothing until the destination decodes.
+    pub(crate) fn blocked(&self, wnd: u32) -> bool {
+        let (bytes, largest) = self
+            .window
+            .iter()
+            .filter_map(|p| p.tcp())
+            .fold((0u64, 0u64), |(b, m), h| {
+                (b + u64::from(h.len), m.max(u64::from(h.len)))
+            });
+        !self.window.is_empty() && bytes + largest > u64::from(wnd)
     }
 
     /// Is the coding buffer empty (every packet acknowledged as seen)?
