@@ -13,6 +13,7 @@
 
 use super::combocoding::ComboCfg;
 use super::horizon::{Horizon, HorizonCfg, HorizonCounters};
+use super::more::{More, MoreCfg, MoreCounters};
 use super::ncaqm::{NcaqmCfg, NcaqmQueue};
 use super::passthrough::PassThrough;
 use super::piggycode::{PiggyCfg, PiggyCounters, PiggyScheme, WaitRule};
@@ -54,7 +55,11 @@ pub struct SchemeCfg {
     /// (Horizon, Radunović et al.; CoMP's multipath baseline: per-flow queues,
     /// back-pressure forwarding over the flow's reinforced paths with costs advertised
     /// on every frame, delayed reordering at the destination, a window threshold as TCP's
-    /// congestion signal; no coding; `[scheme.horizon]`).
+    /// congestion signal; no coding; `[scheme.horizon]`), `"more"` (MORE, Chachulski et
+    /// al.; CoMP's batch-coding baseline: a source sends random combinations of a batch
+    /// of K TCP segments until the destination acknowledges it, forwarders closer to the
+    /// destination by ETX recode as their TX credits allow, losses from CoMP's Alg. 1;
+    /// `[scheme.more]`).
     pub name: String,
     /// End-to-end (intra-flow) coder above it at every node: `"none"` (packets pass
     /// between transport and network as they are), `"pipeline"` (Pipeline coding, Chen
@@ -80,6 +85,8 @@ pub struct SchemeCfg {
     pub tcpnc: TcpNcCfg,
     /// Horizon (back-pressure multipath forwarding, no coding).
     pub horizon: HorizonCfg,
+    /// MORE (opportunistic routing with batch coding).
+    pub more: MoreCfg,
 }
 
 impl Default for SchemeCfg {
@@ -94,6 +101,7 @@ impl Default for SchemeCfg {
             combocoding: ComboCfg::default(),
             tcpnc: TcpNcCfg::default(),
             horizon: HorizonCfg::default(),
+            more: MoreCfg::default(),
         }
     }
 }
@@ -275,6 +283,13 @@ pub const SCHEMES: &[SchemeEntry] = &[
         ),
         make: |s| Box::new(Horizon::new(s.scheme.horizon.params())),
     },
+    SchemeEntry {
+        name: "more",
+        help: "MORE (Chachulski et al.; CoMP's baseline): batches of K TCP segments coded at the source until acknowledged, forwarders closer by ETX recode by TX credit, the destination decodes and acknowledges each batch",
+        families: &["more"],
+        compose: Compose::Alone("it codes and acknowledges its own batches end to end"),
+        make: |s| Box::new(More::new(s.scheme.more.params())),
+    },
 ];
 
 /// Every family.
@@ -306,6 +321,10 @@ pub const FAMILIES: &[FamilyEntry] = &[
     FamilyEntry {
         name: "horizon",
         counters: &HorizonCounters::NAMES,
+    },
+    FamilyEntry {
+        name: "more",
+        counters: &MoreCounters::NAMES,
     },
 ];
 
@@ -356,6 +375,7 @@ pub fn validate(k: &SchemeCfg) -> R {
     k.combocoding.validate("scheme.combocoding")?;
     k.tcpnc.validate("scheme.tcpnc")?;
     k.horizon.validate("scheme.horizon")?;
+    k.more.validate("scheme.more")?;
     // Loss adaptation reads the counts the opposite direction carries: it must be coded.
     let pipeline = k.intra == "pipeline" || matches!(hop.compose, Compose::With("pipeline"));
     if pipeline && k.pipeline.adaptive && !k.pipeline.code_acks && k.name != "combocoding" {
@@ -451,6 +471,7 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
     table("combocoding", &|kv| k.combocoding.emit(kv));
     table("tcpnc", &|kv| k.tcpnc.emit(kv));
     table("horizon", &|kv| k.horizon.emit(kv));
+    table("more", &|kv| k.more.emit(kv));
 }
 
 #[cfg(test)]
@@ -540,7 +561,7 @@ mod tests {
         assert_eq!(e.field, "scheme.name");
         assert_eq!(
             e.message,
-            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime, pipeline, combocoding, tcp-nc, horizon"
+            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime, pipeline, combocoding, tcp-nc, horizon, more"
         );
     }
 
