@@ -431,6 +431,13 @@ fn header_sizes() {
     };
     assert_eq!(hop.bytes(), 1 + 4 + 12);
     assert_eq!(MoreHop::default().bytes(), 1);
+    // Each block writes what it says into a capture.
+    let ack = MoreAck { flow: 0, batch: 0 };
+    for b in [&hop as &dyn WireHeader, &h, &ack] {
+        let mut v = Vec::new();
+        b.write_pcap(&mut v);
+        assert_eq!(v.len(), b.pcap_len());
+    }
 }
 
 #[test]
