@@ -41,6 +41,10 @@ fn check(r: &RunResult, s: &Scenario, what: &str) {
     assert!(at(r, src, "more_batches_started") > 0, "{what}");
     assert!(at(r, src, "more_batches_acked") > 0, "{what}");
     assert!(at(r, src, "more_source_sent") > 0, "{what}");
+    // Alg. 1 runs: the source hears its receivers' (s, t) on their frames.
+    assert!(at(r, src, "more_loss_samples") > 0, "{what}");
+    // The plan keeps at least the destination and the source.
+    assert!(at(r, src, "more_plan_nodes") >= 2, "{what}");
     assert!(at(r, dst, "more_batches_decoded") > 0, "{what}");
     // Every batch acknowledged at the source was decoded; natives go up whole batches.
     assert!(

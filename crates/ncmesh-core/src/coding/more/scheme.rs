@@ -234,7 +234,9 @@ impl More {
         } else {
             None
         };
-        if let Some(p) = p {
+        // Only what the network layer can route comes back into `enqueue` (a node with
+        // no route on would wait for it for ever).
+        if let Some(p) = p.filter(|p| !cx.next_hops(p.dst, p.flow).is_empty()) {
             self.making.push(flow);
             cx.originate(p);
         }
