@@ -9,7 +9,7 @@ use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::run;
 
 mod common;
-use common::{at, total};
+use common::{at, string, total};
 
 fn diamond(loss: f64, batch: u32, secs: f64) -> Scenario {
     let o = BuildOptions::new().with("relays", 3u64).with("loss", loss);
@@ -92,6 +92,47 @@ fn more_delivers_on_roofnet_pairs_with_two_batch_sizes() {
         let what = format!("roofnet-like pair 5, K {batch}");
         check(&r, &s, &what);
         assert!(r.flows[0].goodput_kbps > 0.0, "{what}");
+    }
+}
+
+#[test]
+fn more_delivers_along_a_lossy_string() {
+    // A string: every relay is a forwarder of its own rank; each sends until the next
+    // one closer has the batch.
+    for (hops, loss) in [(2, 0.0), (3, 0.1)] {
+        let mut s = string(hops, "more", loss, LossFrames::Network, 20.0);
+        s.scheme.more.batch = 16;
+        let r = run(&s).unwrap();
+        let what = format!("string of {hops}, loss {loss}");
+        check(&r, &s, &what);
+        assert!(
+            r.flows[0].goodput_kbps > 20.0,
+            "{what}: {}",
+            r.flows[0].goodput_kbps
+        );
+        for relay in 1..hops as usize {
+            assert!(
+                at(&r, relay, "more_forwarder_sent") > 0,
+                "{what}: relay {relay}"
+            );
+        }
+    }
+}
+
+#[test]
+fn coefficient_only_runs_equal_payload_runs() {
+    let s = diamond(0.1, 16, 10.0);
+    let mut lean = s.clone();
+    lean.simulation.payload_bytes = false;
+    let (a, c) = (run(&s).unwrap(), run(&lean).unwrap());
+    assert_eq!(a.flows[0].goodput_kbps, c.flows[0].goodput_kbps);
+    assert_eq!(a.events, c.events);
+    for name in [
+        "more_source_sent",
+        "more_forwarder_sent",
+        "more_batches_decoded",
+    ] {
+        assert_eq!(total(&a, name), total(&c, name), "{name}");
     }
 }
 
