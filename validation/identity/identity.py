@@ -47,9 +47,9 @@ BASELINE = HERE / "baseline.json"
 REPRODUCTIONS = ("ncaqm", "cope-tcp", "chain-vs-ns3")
 VOLATILE_SUMMARY_KEYS = ("date", "command", "ncmesh_version")
 WORDING_KEYS = ("title",)
-# Node columns of coding families added after the baseline was recorded (CoMP's, since the
-# re-record of issue 11).
-ADDED_COUNTER_PREFIXES: tuple[str, ...] = ("comp_",)
+# Node columns of coding families added after the baseline was recorded (since the
+# re-record of issue 11: CoMP's and MORE's).
+ADDED_COUNTER_PREFIXES: tuple[str, ...] = ("comp_", "more_")
 # Per-flow measurements added after the baseline was recorded.
 ADDED_FLOW_KEYS: tuple[str, ...] = ()
 # Per-node measurements added after the baseline was recorded.

@@ -14,6 +14,7 @@
 use super::combocoding::ComboCfg;
 use super::comp::{Comp, CompCfg, CompCounters};
 use super::horizon::{Horizon, HorizonCfg, HorizonCounters};
+use super::more::{More, MoreCfg, MoreCounters};
 use super::ncaqm::{NcaqmCfg, NcaqmQueue};
 use super::passthrough::PassThrough;
 use super::piggycode::{PiggyCfg, PiggyCounters, PiggyScheme, WaitRule};
@@ -59,7 +60,11 @@ pub struct SchemeCfg {
     /// al.: online coding at the source over GF(2^16), relays re-encode innovative
     /// packets as credits allow, loss estimated from piggybacked counts (Alg. 1), flow
     /// and forwarder chosen by back-pressure (Alg. 2), the destination acknowledges
-    /// every innovative packet; `[scheme.comp]`).
+    /// every innovative packet; `[scheme.comp]`), `"more"` (MORE, Chachulski et
+    /// al.; CoMP's batch-coding baseline: a source sends random combinations of a batch
+    /// of K TCP segments until the destination acknowledges it, forwarders closer to the
+    /// destination by ETX recode as their TX credits allow, losses from CoMP's Alg. 1;
+    /// `[scheme.more]`).
     pub name: String,
     /// End-to-end (intra-flow) coder above it at every node: `"none"` (packets pass
     /// between transport and network as they are), `"pipeline"` (Pipeline coding, Chen
@@ -87,6 +92,8 @@ pub struct SchemeCfg {
     pub horizon: HorizonCfg,
     /// CoMP (multipath online coding with hybrid credits and back-pressure).
     pub comp: CompCfg,
+    /// MORE (opportunistic routing with batch coding).
+    pub more: MoreCfg,
 }
 
 impl Default for SchemeCfg {
@@ -102,6 +109,7 @@ impl Default for SchemeCfg {
             tcpnc: TcpNcCfg::default(),
             horizon: HorizonCfg::default(),
             comp: CompCfg::default(),
+            more: MoreCfg::default(),
         }
     }
 }
@@ -292,6 +300,13 @@ pub const SCHEMES: &[SchemeEntry] = &[
         ),
         make: |s| Box::new(Comp::new(s.scheme.comp.params(s.tcp.rcv_buffer_bytes))),
     },
+    SchemeEntry {
+        name: "more",
+        help: "MORE (Chachulski et al.; CoMP's baseline): batches of K TCP segments coded at the source until acknowledged, forwarders closer by ETX recode by TX credit, the destination decodes and acknowledges each batch",
+        families: &["more"],
+        compose: Compose::Alone("it codes and acknowledges its own batches end to end"),
+        make: |s| Box::new(More::new(s.scheme.more.params())),
+    },
 ];
 
 /// Every family.
@@ -327,6 +342,10 @@ pub const FAMILIES: &[FamilyEntry] = &[
     FamilyEntry {
         name: "comp",
         counters: &CompCounters::NAMES,
+    },
+    FamilyEntry {
+        name: "more",
+        counters: &MoreCounters::NAMES,
     },
 ];
 
@@ -378,6 +397,7 @@ pub fn validate(k: &SchemeCfg) -> R {
     k.tcpnc.validate("scheme.tcpnc")?;
     k.horizon.validate("scheme.horizon")?;
     k.comp.validate("scheme.comp")?;
+    k.more.validate("scheme.more")?;
     // Loss adaptation reads the counts the opposite direction carries: it must be coded.
     let pipeline = k.intra == "pipeline" || matches!(hop.compose, Compose::With("pipeline"));
     if pipeline && k.pipeline.adaptive && !k.pipeline.code_acks && k.name != "combocoding" {
@@ -474,6 +494,7 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
     table("tcpnc", &|kv| k.tcpnc.emit(kv));
     table("horizon", &|kv| k.horizon.emit(kv));
     table("comp", &|kv| k.comp.emit(kv));
+    table("more", &|kv| k.more.emit(kv));
 }
 
 #[cfg(test)]
@@ -563,7 +584,7 @@ mod tests {
         assert_eq!(e.field, "scheme.name");
         assert_eq!(
             e.message,
-            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime, pipeline, combocoding, tcp-nc, horizon, comp"
+            "\"xor\" is not a coding scheme: expected one of none, cope, ncaqm, bfly, piggycode, waittime, pipeline, combocoding, tcp-nc, horizon, comp, more"
         );
     }
 
