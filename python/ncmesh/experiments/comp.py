@@ -13,16 +13,13 @@ Parts, each `<kind>-<series>` (one sweep per scheme set-up):
 - `paths-<series>`: CoMP and TCP-ARQ with d = 1 and d = 3 (d = 2 is the `one` part).
 - `freifunk-<series>`: the one-flow experiment on the positions of the Freifunk Ulm map.
 
-Every part runs TCP NewReno and Vegas (the paper names no TCP). A series whose scheme the
-simulator does not have (yet) is left out of `sweeps` (the analysis names it); `SCHEMES` and
-`SERIES` are the whole list. `analyze` joins Fig. 2, the CDFs of Figs. 3-4, the sensitivity
+Every part runs TCP NewReno and Vegas (the paper names no TCP). `analyze` joins Fig. 2, the CDFs of Figs. 3-4, the sensitivity
 and Freifunk tables, the paper's claims and the notes. The helpers `per_run`, `per_pair`,
 `cdf`, `relative`, `share` and the `claim_*` functions work on plain DataFrames (tests feed
 them hand-made ones)."""
 
 from __future__ import annotations
 
-import functools
 import math
 from pathlib import Path
 
@@ -93,7 +90,8 @@ NEAR_ZERO_KBPS = 10.0       # "a throughput close to 0": under one 1000-byte seg
 EQUAL_BAND = 0.05           # efficiencies within ±5% count as equal
 ABOUT_FACTOR = 2.0          # "up to about 10x": the largest ratio within a factor 2 of 10
 
-QUICK = {"seeds": 2, "pairs": 20, "duration": 30.0, "measure_start": 5.0, "sens_seeds": 2, "freifunk_pairs": 10,
+# Quick: every pair once (the pair statistics hold only over all 100), shorter runs.
+QUICK = {"seeds": 1, "pairs": PAIRS, "duration": 30.0, "measure_start": 5.0, "sens_seeds": 1, "freifunk_pairs": 20,
          "fig2_seeds": 2}
 FULL = {"seeds": 10, "pairs": PAIRS, "duration": 60.0, "measure_start": 10.0, "sens_seeds": 5,
         "freifunk_pairs": PAIRS, "fig2_seeds": 10}
@@ -134,22 +132,6 @@ CLAIMS_NOTE = ("Per pair: the mean over seeds. Shares of pairs carry a 95% binom
 
 # ---------------------------------------------------------------- sweeps
 
-@functools.lru_cache(maxsize=None)
-def _supported_items(items: tuple) -> bool:
-    from ..scenario import Scenario
-
-    try:
-        Scenario.build("diamond").update(dict(items)).resolved()
-    except Exception:
-        return False
-    return True
-
-
-def supported(settings: dict) -> bool:
-    """Whether the simulator knows these scheme settings (the scheme's name and its keys)."""
-    return _supported_items(tuple(sorted(settings.items())))
-
-
 def _vegas(series: str) -> dict:
     return VEGAS_CODED if series in CODED else VEGAS_PLAIN
 
@@ -162,7 +144,7 @@ def _roofnet_base(size: dict, series: str, extra: dict | None = None, settings: 
 
 
 def part_names(quick: bool = False) -> list[str]:
-    """Every part the experiment has, whether or not the simulator has its scheme."""
+    """Every part the experiment has."""
     return list(_all_parts(quick))
 
 
@@ -197,18 +179,9 @@ def _all_parts(quick: bool) -> dict[str, dict]:
     return parts
 
 
-def _part_settings(spec: dict) -> dict:
-    return {k: v for k, v in spec["base"]["set"].items() if k.startswith("scheme.")}
-
-
 def sweeps(quick: bool = False) -> dict[str, dict]:
-    """{part: sweep} of every part whose scheme the simulator has (`missing_parts` names the
-    others)."""
-    return {p: spec for p, spec in _all_parts(quick).items() if supported(_part_settings(spec))}
-
-
-def missing_parts(quick: bool = False) -> list[str]:
-    return [p for p, spec in _all_parts(quick).items() if not supported(_part_settings(spec))]
+    """{part: sweep} of every part."""
+    return _all_parts(quick)
 
 
 # ---------------------------------------------------------------- per-run and per-pair measures
@@ -715,7 +688,7 @@ def _notes(quick: bool, df, results: dict) -> Analysis:
         notes.append(f"Quick mode: {QUICK['pairs']} pairs, {QUICK['seeds']} seeds, {QUICK['duration']:g} s; run "
                      f"without --quick for {FULL['pairs']} pairs and {FULL['seeds']} seeds.")
     if left:
-        notes.append("Parts not run (the simulator lacks their scheme, or the sweeps were replaced): "
+        notes.append("Parts not run (the sweeps were replaced): "
                      + ", ".join(left) + ". Claims that need them do not hold and say so.")
     return Analysis(summary={"seeds": n, "duration_s": size["duration"], "parts_run": ran, "parts_not_run": left},
                     notes=notes)
