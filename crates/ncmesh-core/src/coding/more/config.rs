@@ -30,7 +30,8 @@ pub struct MoreCfg {
     /// Attempts per unicast frame of the node's FIFO (TCP's ACKs, batch
     /// acknowledgements): a frame the MAC failed to deliver is sent again at the head of
     /// the FIFO until this many attempts (MORE sends its acknowledgements reliably, by
-    /// 802.11 retries, which CoMP's set-up turns off); 1: no resend; in [1, 16].
+    /// 802.11 retries, which CoMP's set-up turns off); 1: no resend; in [1, 16]. With
+    /// `mac.retransmissions` on, each attempt is a whole MAC exchange with its retries.
     pub fifo_tries: u32,
 }
 
@@ -103,6 +104,7 @@ impl MoreCfg {
         Ok(())
     }
 
+    /// The parameters.
     /// The parameters.
     pub fn params(&self) -> MoreParams {
         MoreParams {

@@ -68,8 +68,13 @@ impl Sink {
             .enumerate()
             .map(|(i, n)| {
                 let mut p = n.clone();
-                if let (Some(own), Some(bytes)) = (p.carried(), st.dec.decoded_payload(i as u64)) {
-                    let len = own.len();
+                // With payload bytes, the bytes handed up are the decoder's, never the
+                // stand-in's (as TCP/NC's destination): a lost payload path cannot pass.
+                if let Some(len) = p.carried().map(<[u8]>::len) {
+                    let bytes = st
+                        .dec
+                        .decoded_payload(i as u64)
+                        .expect("combinations of packets with payload carry payload");
                     p.set_carried(bytes[..len].into());
                 }
                 p
