@@ -147,16 +147,14 @@ impl LossEstimate {
         self.down.iter().find(|d| d.node == to)?.smoothed
     }
 
-    /// The node's loss: the product of the smoothed losses of the downstream neighbours
-    /// that have one (None before any sample).
-    pub fn node_loss(&self) -> Option<f64> {
-        let mut any = false;
-        let mut p = 1.0;
-        for l in self.down.iter().filter_map(|d| d.smoothed) {
-            any = true;
-            p *= l;
-        }
-        any.then_some(p)
+    /// The node's loss over its current downstream neighbours `downstream`: the product
+    /// of the smoothed losses of those that have one (None before any sample; a former
+    /// neighbour, after routes moved, no longer counts).
+    pub fn node_loss(&self, downstream: impl IntoIterator<Item = NodeId>) -> Option<f64> {
+        downstream
+            .into_iter()
+            .filter_map(|n| self.loss_to(n))
+            .fold(None, |p, l| Some(p.unwrap_or(1.0) * l))
     }
 
     /// Samples taken, over all neighbours.
@@ -267,15 +265,22 @@ mod tests {
     #[test]
     fn the_node_loss_is_the_product_over_downstream_neighbours() {
         let mut e = LossEstimate::new(1.0);
-        assert_eq!(e.node_loss(), None);
+        assert_eq!(e.node_loss([1, 2]), None);
         for id in 1..=4 {
             e.sent(1, id);
             e.sent(2, id);
         }
         e.report(1, 4, 2); // 0.5
-        assert!(close(e.node_loss().unwrap(), 0.5), "one neighbour so far");
+        assert!(
+            close(e.node_loss([1, 2]).unwrap(), 0.5),
+            "one neighbour so far"
+        );
         e.report(2, 4, 3); // 0.25
-        assert!(close(e.node_loss().unwrap(), 0.125));
+        assert!(close(e.node_loss([1, 2]).unwrap(), 0.125));
+        assert!(
+            close(e.node_loss([2]).unwrap(), 0.25),
+            "only the neighbours named"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::rlnc::{Field, Gf256, Gf65536};
 use super::Header;
-use crate::net::Packet;
+use crate::net::{NodeId, Packet, IP_HEADER_BYTES, L4};
 use std::sync::Arc;
 
 /// Which of a flow's packets a combination spans.
@@ -138,6 +138,32 @@ pub struct ControlMsg {
 }
 
 impl ControlMsg {
+    /// A packet carrying `fields` for `layer` of flow `flow` from `src` to `dst` (IP
+    /// header plus the fields' bytes); its uid, creation time and TTL are set by the
+    /// simulator when the coding layer sends it.
+    pub fn packet<H: super::WireHeader>(
+        layer: Layer,
+        fields: H,
+        flow: u32,
+        src: NodeId,
+        dst: NodeId,
+    ) -> Packet {
+        Packet {
+            uid: 0,
+            flow,
+            src,
+            dst,
+            ttl: 0,
+            ip_bytes: IP_HEADER_BYTES + fields.bytes(),
+            created: 0,
+            l4: L4::Control(ControlMsg {
+                layer,
+                fields: Arc::new(fields),
+            }),
+            payload: None,
+        }
+    }
+
     /// The message's fields, if of type `H`.
     pub fn fields_as<H: super::WireHeader>(&self) -> Option<&H> {
         let h: &dyn std::any::Any = &*self.fields;

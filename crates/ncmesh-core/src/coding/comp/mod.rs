@@ -49,8 +49,7 @@ use super::tcpnc::source::Source;
 use super::{Addressed, Body, CodedSymbol, CodingScheme, ControlMsg, Layer, Occupancy, OutFrame};
 use super::{PollAt, Rx, SchemeCx, Span, TxOutcome, WireHeader};
 use crate::engine::Time;
-use crate::net::{DropReason, NextHop, NodeId, Packet, IP_HEADER_BYTES, L4};
-use crate::transport::tcp::{TcpHeader, TCP_HEADER_BYTES};
+use crate::net::{DropReason, NextHop, NodeId, Packet, L4};
 use relay::Relay;
 use smallvec::SmallVec;
 use std::collections::VecDeque;
@@ -322,10 +321,8 @@ impl Comp {
             _ if f.cands.is_empty() => 0.0,
             // Neighbours without a sample yet are left out (none: no loss known).
             LossSource::Estimated => f
-                .cands
-                .iter()
-                .filter_map(|c| f.est.loss_to(c.node))
-                .fold(None, |p: Option<f64>, l| Some(p.unwrap_or(1.0) * l))
+                .est
+                .node_loss(f.cands.iter().map(|c| c.node))
                 .unwrap_or(0.0),
             LossSource::Configured => f
                 .cands
@@ -466,20 +463,7 @@ impl Comp {
                     report: None,
                 };
                 self.counters.acks_sent += 1;
-                cx.originate(Packet {
-                    uid: 0,
-                    flow,
-                    src: node,
-                    dst: src,
-                    ttl: 0,
-                    ip_bytes: IP_HEADER_BYTES + ack.bytes(),
-                    created: 0,
-                    l4: L4::Control(ControlMsg {
-                        layer: Layer::Hop,
-                        fields: Arc::new(ack),
-                    }),
-                    payload: None,
-                });
+                cx.originate(ControlMsg::packet(Layer::Hop, ack, flow, node, src));
             }
             return;
         }
@@ -735,22 +719,7 @@ impl CodingScheme for Comp {
             Some(seq) => {
                 self.counters.acks_up += 1;
                 // A plain TCP ACK for the sender above (as TCP/NC's source).
-                let h = TcpHeader {
-                    ack: seq,
-                    wnd: ack.wnd,
-                    ..TcpHeader::default()
-                };
-                cx.up(Packet {
-                    uid: 0,
-                    flow: ack.flow,
-                    src: from,
-                    dst: cx.node,
-                    ttl: 64,
-                    ip_bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES,
-                    created: cx.now,
-                    l4: L4::Tcp(h),
-                    payload: None,
-                });
+                cx.up(ack.tcp_ack(seq, from, cx.node, cx.now));
             }
             None => self.counters.acks_absorbed += 1,
         }

@@ -6,6 +6,7 @@
 use super::*;
 use crate::coding::bench::Bench;
 use crate::coding::loss_estimate::Counts;
+use crate::coding::tcpnc::source::tests::segment;
 use crate::coding::SchemeOut;
 use crate::engine::MILLIS;
 use crate::scenario::BuildOptions;
@@ -22,17 +23,11 @@ fn layer(cfg: CompCfg) -> Comp {
     Comp::new(cfg.params(64_000))
 }
 
+/// TCP segment `i` of flow 0 (TCP/NC's test segment, to the diamond's destination).
 fn data(i: u64) -> Packet {
     Packet {
-        uid: i + 1,
-        flow: 0,
-        src: SRC,
         dst: DST,
-        ttl: 32,
-        ip_bytes: 1040,
-        created: 0,
-        l4: L4::Tcp(TcpHeader::data(i * 1000, 1000)),
-        payload: None,
+        ..segment(i)
     }
 }
 

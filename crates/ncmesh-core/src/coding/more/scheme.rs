@@ -19,7 +19,7 @@ use crate::coding::loss_estimate::{LossEstimate, ReceiveCounts};
 use crate::coding::timers::Timers;
 use crate::coding::{Addressed, Body, CodingScheme, ControlMsg, Layer, Occupancy, OutFrame};
 use crate::coding::{PollAt, Rx, SchemeCx, Span, TxOutcome, WireHeader};
-use crate::net::{DropReason, NextHop, NodeId, Packet, BROADCAST, IP_HEADER_BYTES, L4};
+use crate::net::{DropReason, NextHop, NodeId, Packet, BROADCAST, L4};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -423,20 +423,8 @@ impl More {
             flow: p.flow,
             batch,
         };
-        cx.originate(Packet {
-            uid: 0,
-            flow: p.flow,
-            src: cx.node,
-            dst: p.src,
-            ttl: 0,
-            ip_bytes: IP_HEADER_BYTES + ack.bytes(),
-            created: 0,
-            l4: L4::Control(ControlMsg {
-                layer: Layer::Hop,
-                fields: Arc::new(ack),
-            }),
-            payload: None,
-        });
+        let node = cx.node;
+        cx.originate(ControlMsg::packet(Layer::Hop, ack, p.flow, node, p.src));
     }
 
     /// Packets in the interface queue.

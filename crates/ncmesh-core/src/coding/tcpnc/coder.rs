@@ -9,11 +9,8 @@ use super::TcpNcCounters;
 use crate::coding::loss_estimate::LossEstimate;
 use crate::coding::rlnc::Added;
 use crate::coding::symbol::FieldCoeffs;
-use crate::coding::WireHeader;
 use crate::coding::{CodedSymbol, ControlMsg, FlowCoder, FlowCx, Layer, Span};
-use crate::net::{NodeId, Packet, IP_HEADER_BYTES, L4};
-use crate::transport::tcp::{TcpHeader, TCP_HEADER_BYTES};
-use std::sync::Arc;
+use crate::net::{NodeId, Packet, L4};
 
 /// A TCP/NC combination's parts: the symbol, its window's first packet and its header
 /// (None: not one of this family's combinations).
@@ -115,20 +112,8 @@ impl<F: FieldCoeffs> TcpNcCoder<F> {
         // acknowledgement (the source absorbs it), which is what tells a source whose
         // acknowledgement of the last packets was lost that they arrived.
         self.counters.acks_sent += 1;
-        cx.send(Packet {
-            uid: 0,
-            flow,
-            src: cx.node,
-            dst: src,
-            ttl: 0,
-            ip_bytes: IP_HEADER_BYTES + ack.bytes(),
-            created: 0,
-            l4: L4::Control(ControlMsg {
-                layer: Layer::Flow,
-                fields: Arc::new(ack),
-            }),
-            payload: None,
-        });
+        let node = cx.node;
+        cx.send(ControlMsg::packet(Layer::Flow, ack, flow, node, src));
     }
 }
 
@@ -190,22 +175,7 @@ impl<F: FieldCoeffs> FlowCoder for TcpNcCoder<F> {
             Some(seq) => {
                 self.counters.acks_up += 1;
                 // A plain TCP ACK for the sender above (Sundararajan et al. §V-A).
-                let h = TcpHeader {
-                    ack: seq,
-                    wnd: ack.wnd,
-                    ..TcpHeader::default()
-                };
-                cx.up(Packet {
-                    uid: 0,
-                    flow: ack.flow,
-                    src: from,
-                    dst: cx.node,
-                    ttl: 64,
-                    ip_bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES,
-                    created: cx.now,
-                    l4: L4::Tcp(h),
-                    payload: None,
-                });
+                cx.up(ack.tcp_ack(seq, from, cx.node, cx.now));
             }
             None => self.counters.acks_absorbed += 1,
         }
@@ -256,6 +226,7 @@ mod tests {
     use crate::coding::FlowOut;
     use crate::engine::{Rng, StreamPurpose};
     use crate::net::Routes;
+    use crate::transport::tcp::TcpHeader;
 
     /// Calls `f` on `coder` at `node` and returns what it asked for.
     fn call(

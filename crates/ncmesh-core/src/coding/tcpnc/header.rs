@@ -7,7 +7,10 @@
 
 use crate::coding::loss_estimate::Counts;
 use crate::coding::WireHeader;
+use crate::engine::Time;
+use crate::net::{NodeId, Packet, IP_HEADER_BYTES, L4};
 use crate::transport::tcp::segment::TCP_HEADER_BYTES;
+use crate::transport::tcp::TcpHeader;
 
 /// Bytes of the window's first packet (a TCP byte sequence number, as Sundararajan et
 /// al.'s header carries the window's base).
@@ -58,6 +61,30 @@ pub struct TcpNcAck {
     pub wnd: u32,
     /// Alg. 1's (s, t) for the source (adaptive redundancy).
     pub report: Option<Counts>,
+}
+
+impl TcpNcAck {
+    /// The plain TCP ACK a source hands its TCP sender for this acknowledgement, which
+    /// moved its window to byte `seq` (Sundararajan et al. §V-A): from the destination
+    /// `from` to the source `to` at `now`.
+    pub fn tcp_ack(&self, seq: u64, from: NodeId, to: NodeId, now: Time) -> Packet {
+        let h = TcpHeader {
+            ack: seq,
+            wnd: self.wnd,
+            ..TcpHeader::default()
+        };
+        Packet {
+            uid: 0,
+            flow: self.flow,
+            src: from,
+            dst: to,
+            ttl: 64,
+            ip_bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES,
+            created: now,
+            l4: L4::Tcp(h),
+            payload: None,
+        }
+    }
 }
 
 impl WireHeader for TcpNcAck {
