@@ -304,3 +304,58 @@ fn without_loss_two_paths_share_the_load_and_estimate_little() {
         relays(&r)
     );
 }
+
+#[test]
+fn a_destination_without_decoded_bytes_is_caught_by_the_payload_check() {
+    // Pipeline's coder with the payload stripped from every combination that reaches
+    // the destination: its decoder then recovers the packets but no bytes, and what goes
+    // up must fail the payload check instead of passing the stand-in's own bytes.
+    use ncmesh_core::coding::passthrough::PassThrough;
+    use ncmesh_core::coding::pipeline::PipelineCoder;
+    use ncmesh_core::coding::{CodingScheme, FlowCoder, FlowCx};
+    use ncmesh_core::net::{Packet, L4};
+    use ncmesh_core::sim::Sim;
+
+    struct Stripped(PipelineCoder);
+    impl FlowCoder for Stripped {
+        fn handle_send(&mut self, cx: &mut FlowCx, p: Packet) {
+            self.0.handle_send(cx, p)
+        }
+        fn handle_forward(&mut self, cx: &mut FlowCx, p: Packet) {
+            self.0.handle_forward(cx, p)
+        }
+        fn handle_deliver(&mut self, cx: &mut FlowCx, mut p: Packet) {
+            if let L4::Coded(c) = &mut p.l4 {
+                c.payload = None;
+            }
+            self.0.handle_deliver(cx, p)
+        }
+        fn handle_timeout(&mut self, cx: &mut FlowCx) {
+            self.0.handle_timeout(cx)
+        }
+        fn handle_on_air(&mut self, p: &Packet) {
+            self.0.handle_on_air(p)
+        }
+        fn held(&self) -> usize {
+            self.0.held()
+        }
+        fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+            self.0.counters(out)
+        }
+    }
+    let s = string(2, "pipeline", 0.0, 10.0);
+    let intact = run(&s).unwrap();
+    delivered_intact(&intact, "unbroken");
+    let mut sim = Sim::with_coding(&s, |_| {
+        let coder = PipelineCoder::new(s.scheme.pipeline.params(false));
+        (
+            Box::new(PassThrough::new(s.mac.queue_packets as usize)) as Box<dyn CodingScheme>,
+            Some(Box::new(Stripped(coder)) as Box<dyn FlowCoder>),
+        )
+    })
+    .unwrap();
+    sim.run_to_end();
+    let r = sim.results();
+    assert!(at(&r, 2, "pl_decoded") > 0, "the destination still decodes");
+    assert!(r.flows[0].payload_errors > 0, "stand-in bytes passed as decoded");
+}

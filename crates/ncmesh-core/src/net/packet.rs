@@ -69,6 +69,14 @@ impl Packet {
         }
     }
 
+    /// Drops the bytes `carried` returns (a decoder that has none for it).
+    pub fn clear_carried(&mut self) {
+        match &mut self.l4 {
+            L4::Coded(c) => c.payload = None,
+            _ => self.payload = None,
+        }
+    }
+
     /// Its TCP header, if it is a TCP segment.
     pub fn tcp(&self) -> Option<&TcpHeader> {
         match &self.l4 {

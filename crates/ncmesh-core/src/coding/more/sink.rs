@@ -66,19 +66,9 @@ impl Sink {
             .natives
             .iter()
             .enumerate()
-            .map(|(i, n)| {
-                let mut p = n.clone();
-                // With payload bytes, the bytes handed up are the decoder's, never the
-                // stand-in's (as TCP/NC's destination): a lost payload path cannot pass.
-                if let Some(len) = p.carried().map(<[u8]>::len) {
-                    let bytes = st
-                        .dec
-                        .decoded_payload(i as u64)
-                        .expect("combinations of packets with payload carry payload");
-                    p.set_carried(bytes[..len].into());
-                }
-                p
-            })
+            // The decoder's bytes, never the stand-in's (as TCP/NC's destination): a lost
+            // payload path cannot pass.
+            .map(|(i, n)| st.dec.native(i as u64, n.clone()))
             .collect();
         self.decoded_through = Some(batch);
         self.state = None;

@@ -7,15 +7,10 @@ use super::generations::{Generation, Generations, Slot};
 use crate::coding::rlnc::Added;
 use crate::net::Packet;
 
-/// Packet `pos` of a generation as decoded: the source's packet, with the bytes the
-/// decoder recovered when payloads are carried.
+/// Packet `pos` of a generation as decoded: the source's packet, with the decoder's bytes
+/// when payloads are carried (never the stand-in's own).
 fn decoded(g: &Generation, pos: usize) -> Packet {
-    let mut native = g.natives[pos].clone();
-    if let (Some(own), Some(bytes)) = (native.carried(), g.dec.decoded_payload(pos as u64)) {
-        let len = own.len();
-        native.set_carried(bytes[..len].into());
-    }
-    native
+    g.dec.native(pos as u64, g.natives[pos].clone())
 }
 
 /// What a combination did at the destination.

@@ -20,6 +20,7 @@
 
 use super::field::Field;
 use crate::engine::Rng;
+use crate::net::Packet;
 
 /// What adding a combination did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +128,22 @@ impl<F: Field> Decoder<F> {
     pub fn decoded_payload(&self, idx: u64) -> Option<&[u8]> {
         let j = self.col(idx)?;
         (self.decoded[j] && self.payload_len > 0).then(|| &self.payloads[j][..])
+    }
+
+    /// Packet `idx` as a sink hands it up: `stand_in` (the source's packet as a
+    /// combination named it, kept for its headers) with the decoder's bytes in place of
+    /// its own when payloads are carried. If the decoder has no bytes for it (a
+    /// combination that lost its payload on the way), the bytes are dropped: the
+    /// endpoint's payload check then counts the segment, so a sink can never pass the
+    /// stand-in's own bytes off as decoded ones.
+    pub fn native(&self, idx: u64, mut stand_in: Packet) -> Packet {
+        if let Some(len) = stand_in.carried().map(<[u8]>::len) {
+            match self.decoded_payload(idx) {
+                Some(bytes) => stand_in.set_carried(bytes[..len.min(bytes.len())].into()),
+                None => stand_in.clear_carried(),
+            }
+        }
+        stand_in
     }
 
     fn col(&self, idx: u64) -> Option<usize> {

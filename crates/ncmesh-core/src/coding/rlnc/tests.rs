@@ -318,3 +318,21 @@ fn reset_empties_the_decoder_and_an_empty_one_recodes_nothing() {
     assert_eq!(d.recode(&mut r, &mut c, None), None);
     assert_eq!(d.add(16, &[0, 0], None), Added::NotInnovative);
 }
+
+#[test]
+fn a_native_goes_up_with_the_decoders_bytes_or_none() {
+    // The stand-in carries wrong bytes: with payloads decoded they are replaced, without
+    // them they are dropped (the endpoint's payload check counts that), never passed.
+    let mut stand_in = crate::coding::tcpnc::source::tests::segment(0);
+    stand_in.payload = Some(vec![0xaa; 3].into());
+    let mut with = Decoder::<Gf256>::new(0, 2);
+    with.add(0, &[1], Some(&[1, 2, 3]));
+    assert_eq!(with.native(0, stand_in.clone()).carried(), Some(&[1u8, 2, 3][..]));
+    let mut without = Decoder::<Gf256>::new(0, 2);
+    without.add(0, &[1], None);
+    assert!(without.is_decoded(0));
+    assert_eq!(without.native(0, stand_in.clone()).carried(), None);
+    // A packet without bytes stays without.
+    stand_in.payload = None;
+    assert_eq!(with.native(0, stand_in).carried(), None);
+}

@@ -102,19 +102,13 @@ impl<F: FieldCoeffs> Sink<F> {
         }
         let added = self.dec.add(first, coeffs, sym.payload.as_deref());
         while self.dec.is_decoded(self.next_up) {
-            let mut p = self
+            let p = self
                 .natives
                 .pop_front()
                 .expect("a decoded packet was spanned");
-            // With payload bytes, the bytes handed up are the decoder's, never the
-            // stand-in's: a source that stopped coding them cannot go unnoticed.
-            if let Some(len) = p.carried().map(<[u8]>::len) {
-                let bytes = self
-                    .dec
-                    .decoded_payload(self.next_up)
-                    .expect("combinations of packets with payload carry payload");
-                p.set_carried(bytes[..len].into());
-            }
+            // The decoder's bytes, never the stand-in's: a source that stopped coding
+            // them cannot go unnoticed.
+            let p = self.dec.native(self.next_up, p);
             up(p);
             self.next_up += 1;
         }
