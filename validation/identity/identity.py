@@ -17,12 +17,12 @@ What is compared, bit for bit:
   invocation to the next (date, command, wall time, how many runs were reused) and the
   wording (the title, a claim's text: its numbers, "ours" and "holds", are compared).
   Keys added since the baseline are not compared.
-- Per-node counter columns of coding families added since the baseline
-  (`ADDED_COUNTER_PREFIXES`) are left out of the hash, after checking that they are 0:
-  a scenario that does not use such a family must not count anything in it. Per-flow
-  and per-node fields added since the baseline (`ADDED_FLOW_KEYS`, `ADDED_NODE_KEYS`: new
-  measurements of the same run, e.g. the receiver's ACK count, the data bytes on the air)
-  are left out too.
+- Columns added since the baseline: the baseline records the per-flow and per-node keys
+  it hashed (`flow_keys`, `node_keys`). A key a run has beyond them is left out of the
+  hash: a new measurement of the same run (a flow's ACK count, the data bytes on the
+  air) or a new coding family's counter. A node counter column (`ncmesh._core.coding_counters()`)
+  added since the baseline must be 0 in every case: a scenario that does not use the
+  family must not count anything in it. So a new family needs no entry here.
 
 A change that is meant to alter results re-records the baseline in the same commit and
 says why in its message.
@@ -41,21 +41,13 @@ from pathlib import Path
 
 import ncmesh
 from ncmesh import Scenario
+from ncmesh._core import coding_counters
 
 HERE = Path(__file__).resolve().parent
 BASELINE = HERE / "baseline.json"
 REPRODUCTIONS = ("ncaqm", "cope-tcp", "chain-vs-ns3")
 VOLATILE_SUMMARY_KEYS = ("date", "command", "ncmesh_version")
 WORDING_KEYS = ("title",)
-# Node columns of coding families added after the baseline was recorded (since the
-# re-record of issue 11: CoMP's and MORE's).
-ADDED_COUNTER_PREFIXES: tuple[str, ...] = ("comp_", "more_")
-# Per-flow measurements added after the baseline was recorded.
-ADDED_FLOW_KEYS: tuple[str, ...] = ()
-# Per-node measurements added after the baseline was recorded.
-ADDED_NODE_KEYS: tuple[str, ...] = ()
-
-
 def _results(key: str, value):
     """What a summary entry says, without its wording: claims keep "ours" and "holds"."""
     if key == "claims" and isinstance(value, list):
@@ -124,6 +116,27 @@ def cases() -> dict[str, tuple[Scenario, int]]:
     out["roofnet-like-tcp-nc-vegas"] = (_sc("roofnet-like", {"duration": 20, "pair": 0},
                                             {"scheme.name": "tcp-nc", "tcp.variant": "vegas", "tcp.vegas_alpha": 28,
                                              "tcp.vegas_beta": 30, "tcp.vegas_gamma": 2}), 1)
+    # Every coding family under the gate (added with issue 25's refactor): Pipeline and
+    # ComboCoding on lossy strings (802.11b and Chen et al.'s 802.11g 54 Mbit/s, whose
+    # bit-error model is the hot path), PiggyCode and wait time on a chain, CoMP and MORE
+    # on the lossy diamond and a roofnet-like pair, payload bytes on where they decode.
+    lossy = {"simulation.payload_bytes": True, "tcp.delayed_ack": False,
+             "loss": [{"rate": 0.1, "frames": "all"}]}
+    for scheme in ("pipeline", "combocoding"):
+        out[f"chain4-{scheme}-lossy"] = (_sc("chain", {"hops": 4, "duration": 20}, {**lossy, "scheme.name": scheme}), 1)
+    out["chain4-pipeline-coded-acks"] = (_sc("chain", {"hops": 4, "duration": 20},
+                                              {**lossy, "scheme.intra": "pipeline", "scheme.pipeline.code_acks": True}), 2)
+    out["chain6-combocoding-11g"] = (_sc("chain", {"hops": 6, "duration": 5},
+                                         {"scheme.name": "combocoding", "mac.standard": "802.11g", "mac.data_rate_mbps": 54.0,
+                                          "mac.basic_rate_mbps": 6.0, "channel.reception": "ber",
+                                          "loss": [{"rate": 0.2, "frames": "all"}]}), 1)
+    for scheme in ("piggycode", "waittime"):
+        out[f"chain3-{scheme}"] = (_sc("chain", {"hops": 3, "duration": 20},
+                                       {"scheme.name": scheme, "simulation.payload_bytes": True}), 1)
+    for scheme in ("comp", "more"):
+        out[f"diamond-{scheme}-payload"] = (_sc("diamond", {"duration": 15, "loss": 0.2},
+                                                {"scheme.name": scheme, "simulation.payload_bytes": True}), 1)
+        out[f"roofnet-like-{scheme}"] = (_sc("roofnet-like", {"duration": 15, "pair": 3}, {"scheme.name": scheme}), 1)
     # other channel and MAC options
     out["chain5-rts"] = (_sc("chain", {"hops": 5, "duration": 20}, {"mac.rts_threshold_bytes": 0}), 1)
     out["chain3-noretx"] = (_sc("chain", {"hops": 3, "duration": 20},
@@ -167,22 +180,26 @@ def _digest(x) -> str:
     return hashlib.sha256(_canonical(x).encode()).hexdigest()
 
 
-def run_case(sc: Scenario, seed: int) -> dict:
+def run_case(sc: Scenario, seed: int, known: dict | None) -> dict:
+    """The hashed result of one case; `known`: the baseline's `flow_keys` and `node_keys`
+    (None when recording: every key is hashed)."""
     raw = dict(ncmesh.run(sc, seed=seed).raw)
     raw.pop("wall_time_s", None)
     raw.pop("scenario", None)
-    for flow in raw["flows"]:
-        for k in ADDED_FLOW_KEYS:
-            flow.pop(k, None)
-    for node in raw["nodes"]:
-        for k in ADDED_NODE_KEYS:
-            node.pop(k, None)
-        for k in [k for k in node if k.startswith(ADDED_COUNTER_PREFIXES)]:
-            if node.pop(k) != 0:
-                raise SystemExit(f"identity: node {node['node']} counts {k} in a case without that family")
+    counters = set(coding_counters())
+    if known is not None:
+        for flow in raw["flows"]:
+            for k in [k for k in flow if k not in known["flow_keys"]]:
+                flow.pop(k)
+        for node in raw["nodes"]:
+            for k in [k for k in node if k not in known["node_keys"]]:
+                if node.pop(k) != 0 and k in counters:
+                    raise SystemExit(f"identity: node {node['node']} counts {k}, a counter "
+                                     "added since the baseline, in a case without its family")
     return {"sha256": _digest(raw), "events": raw["events"],
             "goodput_kbps": [f["goodput_kbps"] for f in raw["flows"]],
-            "conservation": raw["conservation"]}
+            "conservation": raw["conservation"],
+            "keys": ({k for f in raw["flows"] for k in f}, {k for n in raw["nodes"] for k in n})}
 
 
 def pcaps() -> dict:
@@ -216,8 +233,16 @@ def reproductions() -> dict:
     return out
 
 
-def collect(with_reproduce: bool) -> dict:
-    res = {"cases": {name: run_case(sc, seed) for name, (sc, seed) in cases().items()}, "pcap": pcaps()}
+def collect(with_reproduce: bool, known: dict | None) -> dict:
+    res: dict = {"cases": {}, "flow_keys": set(), "node_keys": set()}
+    for name, (sc, seed) in cases().items():
+        case = run_case(sc, seed, known)
+        flow_keys, node_keys = case.pop("keys")
+        res["cases"][name] = case
+        res["flow_keys"] |= flow_keys
+        res["node_keys"] |= node_keys
+    res["flow_keys"], res["node_keys"] = sorted(res["flow_keys"]), sorted(res["node_keys"])
+    res["pcap"] = pcaps()
     if with_reproduce:
         res["reproduce"] = reproductions()
     return res
@@ -251,13 +276,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("mode", choices=["record", "check"])
     ap.add_argument("--no-reproduce", action="store_true", help="skip the three quick reproductions")
     a = ap.parse_args(argv)
-    now = collect(with_reproduce=not a.no_reproduce)
+    base = json.loads(BASELINE.read_text()) if a.mode == "check" else None
+    known = None if base is None else {k: set(base[k]) for k in ("flow_keys", "node_keys")}
+    now = collect(with_reproduce=not a.no_reproduce, known=known)
     if a.mode == "record":
         BASELINE.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
         print(f"recorded {len(now['cases'])} cases, {len(now['pcap'])} captures, "
               f"{len(now.get('reproduce', {}))} reproductions -> {BASELINE}")
         return 0
-    base = json.loads(BASELINE.read_text())
     diffs = compare(base, now)
     checked = len(now["cases"]) + len(now["pcap"]) + len(now.get("reproduce", {}))
     if diffs:

@@ -357,5 +357,8 @@ fn a_destination_without_decoded_bytes_is_caught_by_the_payload_check() {
     sim.run_to_end();
     let r = sim.results();
     assert!(at(&r, 2, "pl_decoded") > 0, "the destination still decodes");
-    assert!(r.flows[0].payload_errors > 0, "stand-in bytes passed as decoded");
+    assert!(
+        r.flows[0].payload_errors > 0,
+        "stand-in bytes passed as decoded"
+    );
 }

@@ -6,6 +6,10 @@ use crate::net::{DropReason, NextHops, NodeId, Packet, PathCost, Routes};
 use crate::phy::loss::LossModel;
 use crate::phy::Channel;
 
+/// The high bit of the uids of the packets a scheme makes itself (`SchemeCx::make`), apart
+/// from the simulator's sequence.
+const MADE_UID: u64 = 1 << 63;
+
 /// What a scheme asks of its node during a callback; applied by the simulator after.
 #[derive(Default)]
 pub struct SchemeOut {
@@ -105,6 +109,18 @@ impl SchemeCx<'_> {
     /// The scheme made `n` packets itself, to send in its own frames.
     pub fn created(&mut self, n: u64) {
         self.out.created += n;
+    }
+    /// `p` as a packet this node's scheme made to send in its own frames (a combination
+    /// it coded): a uid outside the simulator's sequence (the high bit, the node in bits
+    /// 40-62, then `made`, the scheme's own count, which this advances), this time, a TTL
+    /// of one hop, and counted as created.
+    pub fn make(&mut self, mut p: Packet, made: &mut u64) -> Packet {
+        *made += 1;
+        p.uid = MADE_UID | (u64::from(self.node) << 40) | *made;
+        p.created = self.now;
+        p.ttl = 1;
+        self.created(1);
+        p
     }
     /// Hands a packet the scheme made (a decoded native, a transport acknowledgement) to
     /// this node's network layer, as it is (uid, creation time).

@@ -26,6 +26,7 @@
 //! whole; w_r above w_s (a report counting packets whose ids the sender no longer keeps)
 //! is clamped to w_s, a loss of 0.
 
+use crate::coding::keyed::{find_or_push, value_or_default};
 use crate::net::NodeId;
 use std::collections::VecDeque;
 
@@ -81,17 +82,14 @@ impl LossEstimate {
     }
 
     fn entry(&mut self, node: NodeId) -> &mut Downstream {
-        let i = match self.down.iter().position(|d| d.node == node) {
-            Some(i) => i,
-            None => {
-                self.down.push(Downstream {
-                    node,
-                    ..Downstream::default()
-                });
-                self.down.len() - 1
-            }
-        };
-        &mut self.down[i]
+        find_or_push(
+            &mut self.down,
+            |d| d.node == node,
+            || Downstream {
+                node,
+                ..Downstream::default()
+            },
+        )
     }
 
     /// This node sent packet `id` to downstream neighbour `to` (ids ascend per
@@ -182,13 +180,7 @@ pub struct ReceiveCounts {
 impl ReceiveCounts {
     /// Packet `id` received from upstream neighbour `from`.
     pub fn received(&mut self, from: NodeId, id: u64) {
-        let c = match self.up.iter().position(|e| e.0 == from) {
-            Some(i) => &mut self.up[i].1,
-            None => {
-                self.up.push((from, Counts::default()));
-                &mut self.up.last_mut().expect("pushed").1
-            }
-        };
+        let c = value_or_default(&mut self.up, from);
         c.last_id = id;
         c.received += 1;
     }

@@ -19,14 +19,18 @@
 //! the end of each run). Each family owns its header (`WireHeader`), counters and
 //! `[scheme.<family>]` table; `registry` is the one table of schemes.
 
+pub mod backpressure;
 #[cfg(test)]
 pub(crate) mod bench;
 pub mod body;
 pub mod combocoding;
 pub mod comp;
+pub mod counters;
 pub mod cx;
+pub mod droptail;
 pub mod flow;
 pub mod horizon;
+pub mod keyed;
 pub mod loss_estimate;
 pub mod more;
 pub mod ncaqm;
@@ -41,20 +45,13 @@ pub mod timers;
 pub mod xor;
 
 use crate::engine::Time;
+/// How a received frame was addressed and how a sent one ended: the MAC's own words.
+pub use crate::mac::{Addressed, TxOutcome};
 use crate::net::{NextHop, NodeId, Packet};
 pub use body::{Body, Frame, Header, OutFrame, WireHeader};
 pub use cx::{link_delivery, SchemeCx, SchemeOut};
 pub use flow::{FlowCoder, FlowCx, FlowOut};
 pub use symbol::{CodedSymbol, Coeffs, ControlMsg, Layer, Span};
-
-/// Final outcome of a frame the MAC sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TxOutcome {
-    /// Acknowledged by the MAC receiver (or sent, for broadcast).
-    Delivered,
-    /// Retry limit reached without an acknowledgement.
-    Failed,
-}
 
 /// When a scheme has a frame for the MAC (smoltcp's `PollAt`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,17 +63,6 @@ pub enum PollAt {
     At(Time),
     /// Nothing to send until something new arrives.
     Idle,
-}
-
-/// How a received data frame was addressed, as seen by the receiving node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Addressed {
-    /// This node is its MAC receiver (it acknowledged the frame).
-    ToMe,
-    /// A broadcast frame.
-    Broadcast,
-    /// Unicast to another node, heard in promiscuous mode.
-    Overheard,
 }
 
 /// A data frame received intact, as a scheme sees it.

@@ -1,31 +1,28 @@
 //! No coding: a drop-tail FIFO interface queue and native frames. The default scheme.
 
+use super::droptail::DropTail;
 use super::{Addressed, CodingScheme, Occupancy, PollAt, Rx, SchemeCx, TxOutcome};
 use super::{Body, OutFrame};
-use crate::net::{DropReason, NextHop, NodeId, Packet};
-use std::collections::VecDeque;
+use crate::net::{NextHop, Packet};
 
 /// A drop-tail FIFO of native packets, each sent to its cheapest next hop.
 pub struct PassThrough {
-    queue: VecDeque<(Packet, NodeId)>,
+    queue: DropTail,
 }
 
 impl PassThrough {
     /// An empty queue (its capacity is the context's `queue_capacity`).
     pub fn new(capacity: usize) -> PassThrough {
         PassThrough {
-            queue: VecDeque::with_capacity(capacity.min(4096)),
+            queue: DropTail::new(capacity, 1),
         }
     }
 }
 
 impl CodingScheme for PassThrough {
     fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]) {
-        if self.queue.len() >= cx.queue_capacity {
-            cx.drop_packet(pkt, DropReason::QueueFull);
-        } else {
-            self.queue.push_back((pkt, hops[0].node));
-        }
+        let held = self.queue.len();
+        self.queue.offer(cx, pkt, hops[0].node, held);
     }
 
     fn poll_at(&self) -> PollAt {
@@ -37,7 +34,7 @@ impl CodingScheme for PassThrough {
     }
 
     fn poll_transmit(&mut self, _cx: &mut SchemeCx) -> Option<OutFrame> {
-        let (pkt, nh) = self.queue.pop_front()?;
+        let (pkt, nh) = self.queue.pop()?;
         Some(OutFrame {
             mac_rx: nh,
             body: Body::native(pkt, nh),

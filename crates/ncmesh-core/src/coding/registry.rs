@@ -13,6 +13,7 @@
 
 use super::combocoding::ComboCfg;
 use super::comp::{Comp, CompCfg, CompCounters};
+use super::counters::CounterSpec;
 use super::horizon::{Horizon, HorizonCfg, HorizonCounters};
 use super::more::{More, MoreCfg, MoreCounters};
 use super::ncaqm::{NcaqmCfg, NcaqmQueue};
@@ -187,8 +188,8 @@ pub const INTRA: &[IntraEntry] = &[
 pub struct FamilyEntry {
     /// `[scheme.<name>]`.
     pub name: &'static str,
-    /// The family's counters, in result-column order.
-    pub counters: &'static [&'static str],
+    /// The family's counters (result columns), in order.
+    pub counters: &'static [CounterSpec],
 }
 
 /// Every scheme.
@@ -313,7 +314,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
 pub const FAMILIES: &[FamilyEntry] = &[
     FamilyEntry {
         name: "xor",
-        counters: &XorCounters::NAMES,
+        counters: XorCounters::SPECS,
     },
     FamilyEntry {
         name: "ncaqm",
@@ -321,11 +322,11 @@ pub const FAMILIES: &[FamilyEntry] = &[
     },
     FamilyEntry {
         name: "piggycode",
-        counters: &PiggyCounters::NAMES,
+        counters: PiggyCounters::SPECS,
     },
     FamilyEntry {
         name: "pipeline",
-        counters: &PipelineCounters::NAMES,
+        counters: PipelineCounters::SPECS,
     },
     FamilyEntry {
         name: "combocoding",
@@ -333,19 +334,19 @@ pub const FAMILIES: &[FamilyEntry] = &[
     },
     FamilyEntry {
         name: "tcpnc",
-        counters: &TcpNcCounters::NAMES,
+        counters: TcpNcCounters::SPECS,
     },
     FamilyEntry {
         name: "horizon",
-        counters: &HorizonCounters::NAMES,
+        counters: HorizonCounters::SPECS,
     },
     FamilyEntry {
         name: "comp",
-        counters: &CompCounters::NAMES,
+        counters: CompCounters::SPECS,
     },
     FamilyEntry {
         name: "more",
-        counters: &MoreCounters::NAMES,
+        counters: MoreCounters::SPECS,
     },
 ];
 
@@ -466,7 +467,7 @@ pub fn make_flow(s: &Scenario) -> Result<Option<Box<dyn FlowCoder>>, ScenarioErr
 pub fn counter_names() -> Vec<&'static str> {
     FAMILIES
         .iter()
-        .flat_map(|f| f.counters.iter().copied())
+        .flat_map(|f| f.counters.iter().map(|c| c.name))
         .collect()
 }
 

@@ -111,6 +111,33 @@ pub struct CodedSymbol {
 }
 
 impl CodedSymbol {
+    /// This combination as a packet of its packets' flow from `src` to `dst`: as long as
+    /// the longest packet it spans plus `header_bytes` (the family's header and the code
+    /// vector). Its uid, creation time and TTL are set where it is sent.
+    pub fn into_packet(self, src: NodeId, dst: NodeId, header_bytes: u32) -> Packet {
+        let spanned = match self.span {
+            Span::Generation { size, .. } => size,
+            Span::Window { len, .. } => len,
+        };
+        let spanned = (spanned as usize).min(self.natives.len());
+        let longest = self.natives[..spanned]
+            .iter()
+            .map(|p| p.ip_bytes)
+            .max()
+            .unwrap_or(0);
+        Packet {
+            uid: 0,
+            flow: self.natives[0].flow,
+            src,
+            dst,
+            ttl: 0,
+            ip_bytes: longest + header_bytes,
+            created: 0,
+            l4: L4::Coded(Box::new(self)),
+            payload: None,
+        }
+    }
+
     /// The family header, if it is one of type `H` (as `Body::header_as`).
     pub fn header_as<H: super::WireHeader>(&self) -> Option<&H> {
         let h: &dyn std::any::Any = self.header.as_deref()?;

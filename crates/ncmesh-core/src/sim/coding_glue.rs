@@ -232,9 +232,9 @@ impl Sim {
         self.with_scheme(n, |s, cx| s.poll_transmit(cx))
     }
 
-    /// The data frame in air slot `slot` was received intact at `n`; `addressed`: `n`
-    /// is its MAC receiver (or it was broadcast).
-    pub(super) fn coding_rx(&mut self, n: u32, slot: u32, addressed: bool) {
+    /// The data frame in air slot `slot` was received intact at `n`, addressed to it, to
+    /// all or to another station (`addressed`, as the MAC told).
+    pub(super) fn coding_rx(&mut self, n: u32, slot: u32, addressed: Addressed) {
         let frame = self.air.frame(slot);
         let Some(body) = &frame.data else { return };
         // A `network` loss rule: the MAC has acknowledged the frame, the network layer
@@ -250,13 +250,7 @@ impl Sim {
         let rx = Rx {
             tx: frame.tx,
             mac_rx: frame.rx,
-            addressed: if frame.rx == n {
-                Addressed::ToMe
-            } else if addressed {
-                Addressed::Broadcast
-            } else {
-                Addressed::Overheard
-            },
+            addressed,
             body,
         };
         // The frame stays in its air slot, lent to the scheme: the callback only

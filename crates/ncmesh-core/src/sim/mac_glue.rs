@@ -7,9 +7,7 @@ use super::events::Ev;
 use super::trace::{TraceKind, TraceRecord};
 use super::Sim;
 use crate::coding;
-use crate::mac::{
-    Addressed, FrameKind, MacCount, MacCx, MacOutput, MacTimer, RxError, Station, TxOutcome,
-};
+use crate::mac::{FrameKind, MacCount, MacCx, MacOutput, MacTimer, RxError, Station};
 use crate::phy::radio::RxOutcome;
 
 impl Sim {
@@ -59,15 +57,11 @@ impl Sim {
                 }
                 MacOutput::Deliver(a) => {
                     let slot = rx_slot.expect("a delivery follows a reception");
-                    self.coding_rx(n, slot, a != Addressed::Overheard);
+                    self.coding_rx(n, slot, a);
                     self.mac_resume(n);
                 }
                 MacOutput::Done(outcome) => {
                     let frame = self.nodes[n as usize].mac.take_done();
-                    let outcome = match outcome {
-                        TxOutcome::Delivered => coding::TxOutcome::Delivered,
-                        TxOutcome::Failed => coding::TxOutcome::Failed,
-                    };
                     self.coding_tx_outcome(n, frame, outcome);
                     self.mac_resume(n);
                 }

@@ -19,7 +19,7 @@ pub enum LossSource {
 }
 
 /// CoMP's parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct CompCfg {
@@ -77,30 +77,23 @@ impl Default for CompCfg {
     }
 }
 
-/// The scheme's parameters.
+/// The scheme's parameters: the table as given, and what a node derives from it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CompParams {
-    /// Where link losses come from.
-    pub loss: LossSource,
-    /// Alg. 1's smoothing weight per packet reported.
-    pub loss_alpha: f64,
-    /// Rate cap, combinations per credit.
-    pub max_redundancy: f64,
-    /// The source's surplus factor.
-    pub headroom: f64,
-    /// Credits on a detected loss.
-    pub loss_credits: bool,
-    /// A blocked acknowledgement is a credit.
-    pub blocked_repair: bool,
-    /// Overheard combinations are kept.
-    pub overhear: bool,
-    /// A credit outlives a combination that is not innovative.
-    pub keep_credit: bool,
-    /// Lifetime of a neighbour's advertised queue.
+    /// `[scheme.comp]` (its fields read through `Deref`).
+    pub cfg: CompCfg,
+    /// Lifetime of a neighbour's advertised queue (`advert_timeout_s`, at least a tick).
     pub advert_timeout: Time,
     /// The window a destination advertises until its TCP receiver has acknowledged
     /// something (the scenario's `tcp.rcv_buffer_bytes`).
     pub rcv_window: u32,
+}
+
+impl std::ops::Deref for CompParams {
+    type Target = CompCfg;
+    fn deref(&self) -> &CompCfg {
+        &self.cfg
+    }
 }
 
 impl CompParams {
@@ -154,14 +147,7 @@ impl CompCfg {
     /// The parameters, with the destination's initial window `rcv_window`.
     pub fn params(&self, rcv_window: u32) -> CompParams {
         CompParams {
-            loss: self.loss,
-            loss_alpha: self.loss_alpha,
-            max_redundancy: self.max_redundancy,
-            headroom: self.headroom,
-            loss_credits: self.loss_credits,
-            blocked_repair: self.blocked_repair,
-            overhear: self.overhear,
-            keep_credit: self.keep_credit,
+            cfg: *self,
             advert_timeout: secs(self.advert_timeout_s).max(1),
             rcv_window,
         }

@@ -34,12 +34,17 @@
 //! Choices the paper leaves open: docs/assumptions.md ("CoMP").
 
 pub mod config;
+mod flow;
 pub mod header;
+mod hop;
 mod relay;
+mod schedule;
 
 pub use config::{CompCfg, CompParams, LossSource};
 pub use header::{CompHeader, Report};
 
+use super::backpressure::Neighbours;
+use super::droptail::DropTail;
 use super::loss_estimate::{LossEstimate, ReceiveCounts};
 use super::rlnc::{Added, Gf65536};
 use super::symbol::FieldCoeffs;
@@ -48,11 +53,10 @@ use super::tcpnc::sink::Sink;
 use super::tcpnc::source::Source;
 use super::{Addressed, Body, CodedSymbol, CodingScheme, ControlMsg, Layer, Occupancy, OutFrame};
 use super::{PollAt, Rx, SchemeCx, Span, TxOutcome, WireHeader};
-use crate::engine::Time;
 use crate::net::{DropReason, NextHop, NodeId, Packet, L4};
+use flow::{FlowState, Role};
 use relay::Relay;
-use smallvec::SmallVec;
-use std::collections::VecDeque;
+use schedule::Choice;
 use std::sync::Arc;
 
 /// Bytes of a combination's end-to-end fields beyond its coefficients: the window's
@@ -61,167 +65,46 @@ pub(crate) fn e2e_header_bytes() -> u32 {
     WINDOW_START_BYTES + WINDOW_LEN_BYTES
 }
 
-/// Per-node counters of CoMP (result columns `comp_*`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CompCounters {
-    /// Packets from TCP at a source (retransmissions included).
-    pub tcp_packets: u64,
-    /// Of those, TCP retransmissions (bytes already in the coding buffer).
-    pub tcp_retransmissions: u64,
-    /// Combinations a source made.
-    pub source_coded: u64,
-    /// Combinations a relay made.
-    pub relay_coded: u64,
-    /// Credits created on a loss Alg. 1 detected.
-    pub loss_credits: u64,
-    /// Credits a source took from an acknowledgement that blocked TCP.
-    pub repairs: u64,
-    /// Combinations received addressed to this node.
-    pub received: u64,
-    /// Of the combinations received (addressed or overheard), innovative ones kept.
-    pub innovative: u64,
-    /// Of those, overheard (addressed to another downstream neighbour).
-    pub overheard_innovative: u64,
-    /// Combinations received addressed to this node that were not innovative (dropped).
-    pub not_innovative: u64,
-    /// Packets decoded and handed up to TCP at a destination.
-    pub decoded: u64,
-    /// Acknowledgements a destination sent.
-    pub acks_sent: u64,
-    /// Acknowledgements a source passed up to TCP as ACKs.
-    pub acks_up: u64,
-    /// Acknowledgements a source absorbed (they did not move the window).
-    pub acks_absorbed: u64,
-    /// The TCP receiver's own ACKs stopped at the destination's layer.
-    pub tcp_acks_suppressed: u64,
-    /// Packets dropped on arrival, the node's queue full.
-    pub queue_drops: u64,
-    /// The node loss at the end of the run, per mille (the highest of the node's flows).
-    pub loss_permille: u64,
-    /// Combinations per credit at the end of the run, thousandths (the highest).
-    pub rate_milli: u64,
-}
-
-impl CompCounters {
-    /// The counters' names in results, in `values` order.
-    pub const NAMES: [&'static str; 18] = [
-        "comp_tcp_packets",
-        "comp_tcp_retransmissions",
-        "comp_source_coded",
-        "comp_relay_coded",
-        "comp_loss_credits",
-        "comp_repairs",
-        "comp_received",
-        "comp_innovative",
-        "comp_overheard_innovative",
-        "comp_not_innovative",
-        "comp_decoded",
-        "comp_acks_sent",
-        "comp_acks_up",
-        "comp_acks_absorbed",
-        "comp_tcp_acks_suppressed",
-        "comp_queue_drops",
-        "comp_loss_permille",
-        "comp_rate_milli",
-    ];
-
-    /// The counters in `NAMES` order.
-    pub fn values(&self) -> [u64; 18] {
-        [
-            self.tcp_packets,
-            self.tcp_retransmissions,
-            self.source_coded,
-            self.relay_coded,
-            self.loss_credits,
-            self.repairs,
-            self.received,
-            self.innovative,
-            self.overheard_innovative,
-            self.not_innovative,
-            self.decoded,
-            self.acks_sent,
-            self.acks_up,
-            self.acks_absorbed,
-            self.tcp_acks_suppressed,
-            self.queue_drops,
-            self.loss_permille,
-            self.rate_milli,
-        ]
+crate::family_counters! {
+    /// Per-node counters of CoMP (result columns `comp_*`).
+    pub struct CompCounters, prefix "comp_" {
+        /// Packets from TCP at a source (retransmissions included).
+        tcp_packets: "packets",
+        /// Of those, TCP retransmissions (bytes already in the coding buffer).
+        tcp_retransmissions: "packets",
+        /// Combinations a source made.
+        source_coded: "combinations",
+        /// Combinations a relay made.
+        relay_coded: "combinations",
+        /// Credits created on a loss Alg. 1 detected.
+        loss_credits: "credits",
+        /// Credits a source took from an acknowledgement that blocked TCP.
+        repairs: "credits",
+        /// Combinations received addressed to this node.
+        received: "combinations",
+        /// Of the combinations received (addressed or overheard), innovative ones kept.
+        innovative: "combinations",
+        /// Of those, overheard (addressed to another downstream neighbour).
+        overheard_innovative: "combinations",
+        /// Combinations received addressed to this node that were not innovative (dropped).
+        not_innovative: "combinations",
+        /// Packets decoded and handed up to TCP at a destination.
+        decoded: "packets",
+        /// Acknowledgements a destination sent.
+        acks_sent: "acknowledgements",
+        /// Acknowledgements a source passed up to TCP as ACKs.
+        acks_up: "acknowledgements",
+        /// Acknowledgements a source absorbed (they did not move the window).
+        acks_absorbed: "acknowledgements",
+        /// The TCP receiver's own ACKs stopped at the destination's layer.
+        tcp_acks_suppressed: "packets",
+        /// Packets dropped on arrival, the node's queue full.
+        queue_drops: "packets",
+        /// The node loss at the end of the run, per mille (the highest of the node's flows).
+        loss_permille: "per mille",
+        /// Combinations per credit at the end of the run, thousandths (the highest).
+        rate_milli: "thousandths",
     }
-}
-
-/// What a node is for a flow.
-enum Role {
-    Source(Source<Gf65536>),
-    Relay(Relay),
-    Sink(Sink<Gf65536>),
-}
-
-/// A downstream neighbour of a flow and the queue it last advertised for it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Cand {
-    node: NodeId,
-    /// (queue, until when it counts).
-    heard: Option<(u32, Time)>,
-}
-
-impl Cand {
-    /// The advertised queue; with `now`, one that has run out counts as none.
-    fn queue(&self, now: Option<Time>) -> Option<(u32, Time)> {
-        self.heard.filter(|h| now.is_none_or(|t| h.1 > t))
-    }
-}
-
-/// One flow at this node.
-struct FlowState {
-    flow: u32,
-    /// The flow's source and destination.
-    src: NodeId,
-    dst: NodeId,
-    role: Role,
-    /// output_buffer_f, as the combinations owed for the credits held (fractions
-    /// accumulate): each is made when it is sent (see `owed`).
-    num: f64,
-    /// The node loss now, and the combinations per credit it gives.
-    loss: f64,
-    rate: f64,
-    /// The id of the next combination this node sends (Alg. 1's p_i entries).
-    next_id: u64,
-    /// Alg. 1, sender side: per downstream neighbour.
-    est: LossEstimate,
-    /// Alg. 1, receiver side: (s, t) per upstream neighbour.
-    counts: ReceiveCounts,
-    /// Downstream neighbours (the next nodes on the flow's reinforced paths).
-    cands: SmallVec<[Cand; 4]>,
-    /// Where ties between neighbours start: the one after the last chosen.
-    turn: usize,
-}
-
-impl FlowState {
-    /// output_buffer_f's length: the whole combinations owed.
-    fn owed(&self) -> usize {
-        self.num.max(0.0) as usize
-    }
-
-    /// Does the node hold anything to combine for the flow?
-    fn holds_any(&self) -> bool {
-        match &self.role {
-            Role::Source(src) => !src.is_empty(),
-            Role::Relay(relay) => relay.rank() > 0,
-            Role::Sink(_) => false,
-        }
-    }
-}
-
-/// What to do at a transmission opportunity (Alg. 2).
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Choice {
-    /// Flow `f` sends its first combination to its neighbour `c`.
-    Send { f: usize, c: usize },
-    /// Combinations queued, none may go before this time (an advertisement runs out).
-    Hold(Time),
-    /// Nothing queued.
-    Idle,
 }
 
 /// A CoMP combination's parts: the symbol and its window's first packet.
@@ -239,15 +122,11 @@ pub struct Comp {
     p: CompParams,
     flows: Vec<FlowState>,
     /// Packets other than combinations (acknowledgements), with their next hop.
-    plain: VecDeque<(Packet, NodeId)>,
+    plain: DropTail,
     /// Combinations this node made (their uids).
     made: u64,
     counters: CompCounters,
 }
-
-/// The high bit of the uids of the combinations a node makes, apart from the
-/// simulator's sequence (node in bits 40-62, then a count).
-const MADE_UID: u64 = 1 << 63;
 
 impl Comp {
     /// A node's layer.
@@ -255,7 +134,7 @@ impl Comp {
         Comp {
             p,
             flows: Vec::new(),
-            plain: VecDeque::new(),
+            plain: DropTail::new(0, 1),
             made: 0,
             counters: CompCounters::default(),
         }
@@ -286,8 +165,7 @@ impl Comp {
             next_id: 0,
             est: LossEstimate::new(self.p.loss_alpha),
             counts: ReceiveCounts::default(),
-            cands: SmallVec::new(),
-            turn: 0,
+            cands: Neighbours::default(),
         });
         self.flows.len() - 1
     }
@@ -296,21 +174,9 @@ impl Comp {
     /// advertises.
     fn refresh_cands(cx: &SchemeCx, f: &mut FlowState) {
         let hops = cx.next_hops(f.dst, f.flow);
-        if hops.len() == f.cands.len() && hops.iter().zip(&f.cands).all(|(h, c)| h.node == c.node) {
-            return;
+        if !f.cands.is(hops.iter().map(|h| h.node)) {
+            f.cands.refresh(hops.iter().map(|h| (h.node, 0.0)));
         }
-        let cands = hops
-            .iter()
-            .map(|h| Cand {
-                node: h.node,
-                heard: f
-                    .cands
-                    .iter()
-                    .find(|c| c.node == h.node)
-                    .and_then(|c| c.heard),
-            })
-            .collect();
-        f.cands = cands;
     }
 
     /// The node loss of flow `f` (§II-B): the product of its downstream neighbours'
@@ -374,7 +240,7 @@ impl Comp {
             Role::Relay(relay) => relay.recode(cx.rng, f.src, f.dst),
             Role::Sink(_) => None,
         };
-        let Some(mut p) = made else {
+        let Some(p) = made else {
             f.num = 0.0;
             return None;
         };
@@ -383,13 +249,7 @@ impl Comp {
             Role::Source(_) => self.counters.source_coded += 1,
             _ => self.counters.relay_coded += 1,
         }
-        // A packet of this node's own: a uid outside the simulator's sequence.
-        self.made += 1;
-        p.uid = MADE_UID | (u64::from(cx.node) << 40) | self.made;
-        p.created = cx.now;
-        p.ttl = 1;
-        cx.created(1);
-        Some(p)
+        Some(cx.make(p, &mut self.made))
     }
 
     /// A combination of flow `p.flow` heard from `tx`; `credit`: addressed to this node
@@ -476,109 +336,6 @@ impl Comp {
         }
     }
 
-    /// Alg. 2: of the flows with a neighbour satisfying the back-pressure condition (own
-    /// queue longer than its advertised one), the one with the most packets queued, to
-    /// its neighbour with the smallest advertised queue (ties in turn). `now` None: every
-    /// advertisement counts (what `poll_at` sees).
-    fn choose(&self, now: Option<Time>) -> Choice {
-        let mut send: Option<(usize, usize, usize)> = None;
-        let mut hold = Time::MAX;
-        for (fi, f) in self.flows.iter().enumerate() {
-            let own = f.owed();
-            if own == 0 || send.is_some_and(|s| own <= s.2) {
-                continue;
-            }
-            let n = f.cands.len();
-            let mut best: Option<(usize, u32)> = None;
-            for k in 0..n {
-                let i = (f.turn + k) % n;
-                let q = f.cands[i].queue(now).map_or(0, |h| h.0);
-                if (q as usize) < own && best.is_none_or(|b| q < b.1) {
-                    best = Some((i, q));
-                }
-            }
-            match best {
-                Some((c, _)) => send = Some((fi, c, own)),
-                None => {
-                    for c in &f.cands {
-                        if let Some(h) = c.queue(now) {
-                            hold = hold.min(h.1);
-                        }
-                    }
-                }
-            }
-        }
-        match send {
-            Some((f, c, _)) => Choice::Send { f, c },
-            None if hold < Time::MAX => Choice::Hold(hold),
-            None => Choice::Idle,
-        }
-    }
-
-    /// The header of a frame carrying a packet of `flow` (`id`: a combination's).
-    fn header(&self, flow: u32, id: Option<u64>) -> CompHeader {
-        let mut h = CompHeader {
-            flow,
-            id,
-            queue: 0,
-            reports: SmallVec::new(),
-        };
-        if let Some(f) = self.find(flow).map(|i| &self.flows[i]) {
-            // One byte on the air: a longer buffer reads as 255.
-            h.queue = f.owed().min(u8::MAX as usize) as u32;
-            h.reports = f
-                .counts
-                .all()
-                .iter()
-                .map(|&(to, counts)| Report { to, counts })
-                .collect();
-        }
-        h
-    }
-
-    /// What a frame's header tells this node: a downstream neighbour's queue, and
-    /// Alg. 1 reports for this node.
-    fn read_header(&mut self, cx: &mut SchemeCx, tx: NodeId, h: &CompHeader) {
-        let Some(fi) = self.find(h.flow) else { return };
-        let until = cx.now + self.p.advert_timeout;
-        if let Some(c) = self.flows[fi].cands.iter_mut().find(|c| c.node == tx) {
-            c.heard = Some((h.queue, until));
-        }
-        let Some(r) = h.reports.iter().find(|r| r.to == cx.node) else {
-            return;
-        };
-        let f = &mut self.flows[fi];
-        let Some(sample) = f.est.report(tx, r.counts.last_id, r.counts.received) else {
-            return;
-        };
-        self.update_rate(cx, fi);
-        let lost = sample.sent - sample.received;
-        // Credits for missed packets in either loss mode (the configured mode replaces
-        // only the rate's estimate), while there is something to combine.
-        if self.p.loss_credits && lost > 0 && self.flows[fi].holds_any() {
-            // §II-C: a credit per packet the neighbour missed.
-            self.counters.loss_credits += lost;
-            self.flows[fi].num += lost as f64;
-        }
-    }
-
-    /// A packet of `flow` reached neighbour `nb`: until it advertises again, its queue
-    /// is one more than it last said (none heard: 1, for the advertisement's lifetime).
-    fn handed(&mut self, nb: NodeId, flow: u32, now: Time) {
-        let timeout = self.p.advert_timeout;
-        let Some(fi) = self.find(flow) else { return };
-        let f = &mut self.flows[fi];
-        if nb == f.dst {
-            return;
-        }
-        if let Some(c) = f.cands.iter_mut().find(|c| c.node == nb) {
-            c.heard = match c.heard {
-                Some((q, until)) if until > now => Some((q + 1, until)),
-                _ => Some((1, now + timeout)),
-            };
-        }
-    }
-
     /// A frame with `header` carrying `pkt` to `nh`.
     fn frame(pkt: Packet, nh: NodeId, header: CompHeader) -> OutFrame {
         let mut body = Body::native(pkt, nh);
@@ -609,12 +366,10 @@ impl CodingScheme for Comp {
             }
             _ => {}
         }
-        if self.held() >= cx.queue_capacity {
+        let held = self.held();
+        if !self.plain.offer(cx, pkt, hops[0].node, held) {
             self.counters.queue_drops += 1;
-            cx.drop_packet(pkt, DropReason::QueueFull);
-            return;
         }
-        self.plain.push_back((pkt, hops[0].node));
     }
 
     fn poll_at(&self) -> PollAt {
@@ -629,7 +384,7 @@ impl CodingScheme for Comp {
     }
 
     fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame> {
-        if let Some((pkt, nh)) = self.plain.pop_front() {
+        if let Some((pkt, nh)) = self.plain.pop() {
             let header = self.header(pkt.flow, None);
             return Some(Self::frame(pkt, nh, header));
         }
@@ -643,8 +398,8 @@ impl CodingScheme for Comp {
             }
         };
         let fs = &mut self.flows[f];
-        let nh = fs.cands[c].node;
-        fs.turn = c + 1;
+        let nh = fs.cands.get(c).node;
+        fs.cands.chose(c);
         // Alg. 2 lines 4-6.
         let id = fs.next_id;
         fs.next_id += 1;
@@ -734,7 +489,7 @@ impl CodingScheme for Comp {
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
-        let mut c = self.counters.clone();
+        let mut c = self.counters;
         for f in &self.flows {
             if matches!(f.role, Role::Sink(_)) {
                 continue;
@@ -742,7 +497,7 @@ impl CodingScheme for Comp {
             c.loss_permille = c.loss_permille.max((f.loss * 1000.0).round() as u64);
             c.rate_milli = c.rate_milli.max((f.rate * 1000.0).round() as u64);
         }
-        out.extend(CompCounters::NAMES.iter().copied().zip(c.values()));
+        c.report(out);
     }
 }
 

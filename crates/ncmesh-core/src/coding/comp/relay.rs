@@ -9,7 +9,7 @@ use crate::coding::symbol::FieldCoeffs;
 use crate::coding::tcpnc::TcpNcHeader;
 use crate::coding::{CodedSymbol, Header, Span};
 use crate::engine::Rng;
-use crate::net::{NodeId, Packet, L4};
+use crate::net::{NodeId, Packet};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -111,27 +111,17 @@ impl Relay {
             }
         };
         let coeffs = Gf65536::wrap(&self.coeffs);
-        let ip = natives.iter().map(|p| p.ip_bytes).max().unwrap_or(0);
         let header_bytes = super::e2e_header_bytes() + coeffs.bytes();
-        Some(Packet {
-            uid: 0,
-            flow: natives[0].flow,
-            src,
-            dst,
-            ttl: 0,
-            ip_bytes: ip + header_bytes,
-            created: 0,
-            l4: L4::Coded(Box::new(CodedSymbol {
-                span: Span::Window {
-                    first: lo,
-                    len: len.min(u16::MAX as usize) as u16,
-                },
-                coeffs,
-                payload: with_payload.then(|| std::mem::take(&mut self.payload).into_boxed_slice()),
-                natives,
-                header: Some(self.header.clone()),
-            })),
-            payload: None,
-        })
+        let symbol = CodedSymbol {
+            span: Span::Window {
+                first: lo,
+                len: len.min(u16::MAX as usize) as u16,
+            },
+            coeffs,
+            payload: with_payload.then(|| std::mem::take(&mut self.payload).into_boxed_slice()),
+            natives,
+            header: Some(self.header.clone()),
+        };
+        Some(symbol.into_packet(src, dst, header_bytes))
     }
 }

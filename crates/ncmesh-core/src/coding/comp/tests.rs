@@ -8,7 +8,7 @@ use crate::coding::bench::Bench;
 use crate::coding::loss_estimate::Counts;
 use crate::coding::tcpnc::source::tests::segment;
 use crate::coding::SchemeOut;
-use crate::engine::MILLIS;
+use crate::engine::{Time, MILLIS};
 use crate::scenario::BuildOptions;
 use crate::transport::tcp::segment::TcpHeader;
 
@@ -80,12 +80,20 @@ fn state(flow: u32, owed: f64, cands: &[(NodeId, Option<(u32, Time)>)]) -> FlowS
         next_id: 0,
         est: LossEstimate::new(1.0),
         counts: ReceiveCounts::default(),
-        cands: cands
-            .iter()
-            .map(|&(node, heard)| Cand { node, heard })
-            .collect(),
-        turn: 0,
+        cands: neighbours(cands),
     }
+}
+
+/// Downstream neighbours `cands` and what they advertise (queue, until).
+fn neighbours(cands: &[(NodeId, Option<(u32, Time)>)]) -> Neighbours {
+    let mut n = Neighbours::default();
+    n.refresh(cands.iter().map(|&(node, _)| (node, 0.0)));
+    for &(node, heard) in cands {
+        if let Some((queue, until)) = heard {
+            n.hear(node, queue, 0.0, until);
+        }
+    }
+    n
 }
 
 #[test]
@@ -100,13 +108,13 @@ fn alg2_picks_the_longest_buffer_and_the_smallest_advertised_queue() {
     assert_eq!(s.choose(Some(0)), Choice::Send { f: 1, c: 0 });
     // Flow 1's neighbours now both advertise at least its own queue: back-pressure
     // blocks it and flow 0 goes, to its emptier neighbour.
-    s.flows[1].cands[0].heard = Some((5, t));
-    s.flows[1].cands[1].heard = Some((6, t));
+    s.flows[1].cands.hear(3, 5, 0.0, t);
+    s.flows[1].cands.hear(4, 6, 0.0, t);
     assert_eq!(s.choose(Some(0)), Choice::Send { f: 0, c: 1 });
     // Everyone blocked: hold until the first advertisement runs out, then send to
     // the neighbour whose advertisement ran out (queue 0).
-    s.flows[0].cands[1].heard = Some((3, t / 2));
-    s.flows[0].cands[0].heard = Some((4, t));
+    s.flows[0].cands.hear(2, 3, 0.0, t / 2);
+    s.flows[0].cands.hear(1, 4, 0.0, t);
     assert_eq!(s.choose(Some(0)), Choice::Hold(t / 2));
     assert_eq!(s.poll_at(), PollAt::At(t / 2));
     assert_eq!(s.choose(Some(t / 2)), Choice::Send { f: 0, c: 1 });
@@ -158,12 +166,7 @@ fn alg1_reports_set_the_rate_and_create_credits_for_the_packets_missed() {
     }
     // Four combinations to relay 1 (the other relays advertise long queues).
     for c in [2, 3] {
-        s.flows[0]
-            .cands
-            .iter_mut()
-            .find(|x| x.node == c)
-            .unwrap()
-            .heard = Some((9, 10_000 * MILLIS));
+        assert!(s.flows[0].cands.hear(c, 9, 0.0, 10_000 * MILLIS));
     }
     for _ in 0..4 {
         assert_eq!(send(&mut b, &mut s, SRC, 0).0.unwrap().mac_rx, 1);
@@ -203,7 +206,7 @@ fn alg1_reports_set_the_rate_and_create_credits_for_the_packets_missed() {
     assert!((s.flows[0].rate - 2.2).abs() < 1e-12);
     // The overheard frame also gave relay 1's queue (0) for back-pressure.
     let c1 = s.flows[0].cands.iter().find(|c| c.node == 1).unwrap();
-    assert_eq!(c1.heard.map(|h| h.0), Some(0));
+    assert_eq!(c1.advert(None).map(|h| h.backlog), Some(0));
 }
 
 /// The source's combination `k` of the segments 0..n (made through the layer).

@@ -44,11 +44,12 @@ pub mod reorder;
 pub use config::{HorizonCfg, HorizonParams};
 pub use reorder::Reorder;
 
+use super::backpressure::Neighbours;
+use super::keyed::find_or_push;
 use super::{Addressed, Body, CodingScheme, Occupancy, OutFrame, PollAt, Rx, SchemeCx};
 use super::{TxOutcome, WireHeader};
 use crate::engine::Time;
 use crate::net::{DropReason, NextHop, NodeId, Packet};
-use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -100,67 +101,29 @@ impl WireHeader for HorizonHeader {
     }
 }
 
-/// Per-node counters of Horizon (result columns `hz_*`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HorizonCounters {
-    /// Packets queued.
-    pub enqueued: u64,
-    /// Packets dropped on arrival, the node's queue full.
-    pub queue_drops: u64,
-    /// Data segments dropped at the source as the congestion signal.
-    pub window_drops: u64,
-    /// Frames sent.
-    pub sent: u64,
-    /// Of those, to a candidate other than the flow's cheapest by routing.
-    pub sent_other: u64,
-    /// Of those, to a candidate with no advertisement in force.
-    pub sent_unheard: u64,
-    /// Advertisements taken from frames heard (a candidate's, for the direction it is a
-    /// candidate of; the rest are ignored).
-    pub adverts_heard: u64,
-    /// Segments the destination held for reordering.
-    pub reorder_held: u64,
-    /// Held segments released when a hold time ran out.
-    pub reorder_expired: u64,
-}
-
-impl HorizonCounters {
-    /// The counters' names in results, in `values` order.
-    pub const NAMES: [&'static str; 9] = [
-        "hz_enqueued",
-        "hz_queue_drops",
-        "hz_window_drops",
-        "hz_sent",
-        "hz_sent_other",
-        "hz_sent_unheard",
-        "hz_adverts_heard",
-        "hz_reorder_held",
-        "hz_reorder_expired",
-    ];
-
-    /// The counters in `NAMES` order.
-    pub fn values(&self) -> [u64; 9] {
-        [
-            self.enqueued,
-            self.queue_drops,
-            self.window_drops,
-            self.sent,
-            self.sent_other,
-            self.sent_unheard,
-            self.adverts_heard,
-            self.reorder_held,
-            self.reorder_expired,
-        ]
+crate::family_counters! {
+    /// Per-node counters of Horizon (result columns `hz_*`).
+    pub struct HorizonCounters, prefix "hz_" {
+        /// Packets queued.
+        enqueued: "packets",
+        /// Packets dropped on arrival, the node's queue full.
+        queue_drops: "packets",
+        /// Data segments dropped at the source as the congestion signal.
+        window_drops: "packets",
+        /// Frames sent.
+        sent: "frames",
+        /// Of those, to a candidate other than the flow's cheapest by routing.
+        sent_other: "frames",
+        /// Of those, to a candidate with no advertisement in force.
+        sent_unheard: "frames",
+        /// Advertisements taken from frames heard (a candidate's, for the direction it is a
+        /// candidate of; the rest are ignored).
+        adverts_heard: "advertisements",
+        /// Segments the destination held for reordering.
+        reorder_held: "packets",
+        /// Held segments released when a hold time ran out.
+        reorder_expired: "packets",
     }
-}
-
-/// A candidate next hop, the expected transmissions of the link to it and what it last
-/// advertised for the queue's flow direction.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Cand {
-    node: NodeId,
-    etx: f64,
-    heard: Option<Heard>,
 }
 
 /// One flow direction's queue.
@@ -169,21 +132,11 @@ struct FlowQueue {
     flow: u32,
     dst: NodeId,
     q: VecDeque<Packet>,
-    /// Candidates, cheapest by routing first (refreshed at each arrival).
-    cands: SmallVec<[Cand; 4]>,
-    /// Where ties between candidates start: the one after the last chosen.
-    turn: usize,
+    /// Candidates, cheapest by routing first (refreshed at each arrival), with their
+    /// advertisements.
+    cands: Neighbours,
     /// When the queue last became empty (meaningful while it is).
     empty_since: Time,
-}
-
-/// A candidate's advertisement for one flow direction.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Heard {
-    backlog: u32,
-    cost: f64,
-    /// When it runs out.
-    until: Time,
 }
 
 /// The window a flow's source sees on the wire.
@@ -196,14 +149,6 @@ struct Window {
     acked: u64,
     /// Largest segment seen (the segment size the threshold counts in).
     mss: u64,
-}
-
-impl Cand {
-    /// What the candidate last advertised; with `now`, one that has run out counts as
-    /// none.
-    fn advert(&self, now: Option<Time>) -> Option<Heard> {
-        self.heard.filter(|h| now.is_none_or(|t| h.until > t))
-    }
 }
 
 /// What to do at a transmission opportunity.
@@ -252,21 +197,10 @@ impl Horizon {
     /// Queue `q`'s candidate by cost (lowest ETX + advertised cost; on a tie, in turn
     /// from the one after the last chosen) among those `ok` accepts.
     fn best(q: &FlowQueue, now: Option<Time>, ok: impl Fn(u32) -> bool) -> Option<usize> {
-        let mut best: Option<(usize, f64)> = None;
-        let n = q.cands.len();
-        for k in 0..n {
-            let i = (q.turn + k) % n;
-            let c = &q.cands[i];
-            let (backlog, cost) = c.advert(now).map_or((0, 0.0), |a| (a.backlog, a.cost));
-            if !ok(backlog) {
-                continue;
-            }
-            let v = c.etx + cost;
-            if best.is_none_or(|b| v < b.1) {
-                best = Some((i, v));
-            }
-        }
-        best.map(|b| b.0)
+        q.cands.best(now, |c, a| {
+            let (backlog, cost) = a.map_or((0, 0.0), |a| (a.backlog, a.cost));
+            ok(backlog).then_some(c.etx + cost)
+        })
     }
 
     /// The flow selection (patent claims 1-3): the slowest queue to clear among those with a
@@ -283,16 +217,14 @@ impl Horizon {
             }
             match Self::best(q, now, |nb| b > nb) {
                 Some(ci) => {
-                    let clear = b as f64 * q.cands[ci].etx;
+                    let clear = b as f64 * q.cands.get(ci).etx;
                     if send.is_none_or(|s| clear > s.2) {
                         send = Some((qi, ci, clear));
                     }
                 }
                 None => {
-                    for c in &q.cands {
-                        if let Some(a) = c.advert(now) {
-                            hold = hold.min(a.until);
-                        }
+                    if let Some(t) = q.cands.expiry(now) {
+                        hold = hold.min(t);
                     }
                 }
             }
@@ -316,7 +248,7 @@ impl Horizon {
                 let b = q.q.len() as u32;
                 let cost = match Self::best(q, Some(now), |_| true) {
                     Some(ci) => {
-                        let c = q.cands[ci];
+                        let c = q.cands.get(ci);
                         let down = c.advert(Some(now)).map_or(0.0, |a| a.cost);
                         b as f64 * c.etx + down
                     }
@@ -334,19 +266,16 @@ impl Horizon {
     }
 
     fn window(&mut self, flow: u32) -> &mut Window {
-        let i = match self.windows.iter().position(|w| w.flow == flow) {
-            Some(i) => i,
-            None => {
-                self.windows.push(Window {
-                    flow,
-                    sent: 0,
-                    acked: 0,
-                    mss: 0,
-                });
-                self.windows.len() - 1
-            }
-        };
-        &mut self.windows[i]
+        find_or_push(
+            &mut self.windows,
+            |w| w.flow == flow,
+            || Window {
+                flow,
+                sent: 0,
+                acked: 0,
+                mss: 0,
+            },
+        )
     }
 
     /// The congestion signal at a flow's source: does this new segment take the
@@ -380,24 +309,8 @@ impl Horizon {
         if nb == dst {
             return;
         }
-        let Some(qi) = self.queue(flow, dst) else {
-            return;
-        };
-        let Some(c) = self.queues[qi].cands.iter_mut().find(|c| c.node == nb) else {
-            return;
-        };
-        match &mut c.heard {
-            Some(h) if h.until > now => {
-                h.backlog += 1;
-                h.cost += 1.0;
-            }
-            slot => {
-                *slot = Some(Heard {
-                    backlog: 1,
-                    cost: 1.0,
-                    until: now + self.p.advert_timeout,
-                })
-            }
+        if let Some(qi) = self.queue(flow, dst) {
+            self.queues[qi].cands.handed(nb, now, self.p.advert_timeout);
         }
     }
 
@@ -449,27 +362,17 @@ impl CodingScheme for Horizon {
                     flow,
                     dst,
                     q: VecDeque::new(),
-                    cands: SmallVec::new(),
-                    turn: 0,
+                    cands: Neighbours::default(),
                     empty_since: 0,
                 });
                 self.queues.last_mut().expect("pushed")
             }
         };
         // A candidate that stays one keeps what it advertised.
-        let cands: SmallVec<[Cand; 4]> = all
-            .iter()
-            .map(|h| Cand {
-                node: h.node,
-                etx: 1.0 / cx.delivery_prob(cx.node, h.node).max(1e-3),
-                heard: q
-                    .cands
-                    .iter()
-                    .find(|c| c.node == h.node)
-                    .and_then(|c| c.heard),
-            })
-            .collect();
-        q.cands = cands;
+        q.cands.refresh(
+            all.iter()
+                .map(|h| (h.node, 1.0 / cx.delivery_prob(cx.node, h.node).max(1e-3))),
+        );
         q.q.push_back(pkt);
         self.counters.enqueued += 1;
     }
@@ -487,9 +390,9 @@ impl CodingScheme for Horizon {
             return None;
         };
         let fq = &mut self.queues[q];
-        let nh = fq.cands[c].node;
-        fq.turn = c + 1;
-        let unheard = fq.cands[c].advert(Some(cx.now)).is_none();
+        let nh = fq.cands.get(c).node;
+        fq.cands.chose(c);
+        let unheard = fq.cands.get(c).advert(Some(cx.now)).is_none();
         let pkt = fq.q.pop_front().expect("a queue with packets");
         if fq.q.is_empty() {
             fq.empty_since = cx.now;
@@ -520,15 +423,9 @@ impl CodingScheme for Horizon {
                 let Some(qi) = self.queue(e.flow, e.dst) else {
                     continue;
                 };
-                let Some(c) = self.queues[qi].cands.iter_mut().find(|c| c.node == rx.tx) else {
-                    continue;
-                };
-                c.heard = Some(Heard {
-                    backlog: e.backlog,
-                    cost: e.cost,
-                    until,
-                });
-                self.counters.adverts_heard += 1;
+                if self.queues[qi].cands.hear(rx.tx, e.backlog, e.cost, until) {
+                    self.counters.adverts_heard += 1;
+                }
             }
         }
         if rx.addressed == Addressed::Overheard {
@@ -567,9 +464,9 @@ impl CodingScheme for Horizon {
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
-        let mut c = self.counters.clone();
+        let mut c = self.counters;
         c.reorder_held = self.reorder.held_total;
-        out.extend(HorizonCounters::NAMES.iter().copied().zip(c.values()));
+        c.report(out);
     }
 }
 

@@ -4,6 +4,7 @@
 //! at most the hold time; then it goes up with every segment before it, in order, and
 //! the gap is given up on (TCP's own recovery repairs it).
 
+use crate::coding::keyed::find_or_push;
 use crate::engine::Time;
 use crate::net::Packet;
 use std::collections::BTreeMap;
@@ -39,18 +40,15 @@ impl Reorder {
     }
 
     fn buf(&mut self, flow: u32) -> &mut FlowBuf {
-        let i = match self.flows.iter().position(|b| b.flow == flow) {
-            Some(i) => i,
-            None => {
-                self.flows.push(FlowBuf {
-                    flow,
-                    next: 0,
-                    held: BTreeMap::new(),
-                });
-                self.flows.len() - 1
-            }
-        };
-        &mut self.flows[i]
+        find_or_push(
+            &mut self.flows,
+            |b| b.flow == flow,
+            || FlowBuf {
+                flow,
+                next: 0,
+                held: BTreeMap::new(),
+            },
+        )
     }
 
     /// A data segment `[seq, seq + len)` of `p.flow` arrives at `now`: the packets to

@@ -256,7 +256,7 @@ fn outcome(
 /// What the source's data queue holds of relay `r`'s advertisement: (backlog, cost).
 fn slot(s: &Horizon, r: NodeId) -> Option<(u32, f64)> {
     let c = s.queues[0].cands.iter().find(|c| c.node == r)?;
-    c.heard.map(|h| (h.backlog, h.cost))
+    c.advert(None).map(|h| (h.backlog, h.cost))
 }
 
 #[test]
@@ -374,7 +374,7 @@ fn one_path_means_one_candidate() {
         put(&mut b, &mut h, SRC, 0, data(i));
     }
     assert_eq!(h.queues[0].cands.len(), 1);
-    let only = h.queues[0].cands[0].node;
+    let only = h.queues[0].cands.get(0).node;
     // Another relay's advertisement is no candidate's: ignored.
     let other = (1..=3).find(|&r| r != only).unwrap();
     hear(&mut b, &mut h, SRC, other, 0, 0, 0.0);

@@ -8,7 +8,7 @@ use crate::scenario::emit::toml_float;
 use serde::{Deserialize, Serialize};
 
 /// MORE's parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct MoreCfg {
@@ -47,19 +47,22 @@ impl Default for MoreCfg {
     }
 }
 
-/// The scheme's parameters.
+/// The scheme's parameters: the table as given, and its values in the units a node uses.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MoreParams {
-    /// K.
+    /// `[scheme.more]` (its other fields read through `Deref`).
+    pub cfg: MoreCfg,
+    /// K, packets.
     pub batch: usize,
-    /// Pruning share.
-    pub prune_share: f64,
-    /// Idle time that closes a partial batch.
+    /// Idle time that closes a partial batch (`batch_wait_s`, at least a tick).
     pub batch_wait: Time,
-    /// Alg. 1's smoothing weight.
-    pub loss_alpha: f64,
-    /// Attempts per unicast FIFO frame.
-    pub fifo_tries: u32,
+}
+
+impl std::ops::Deref for MoreParams {
+    type Target = MoreCfg;
+    fn deref(&self) -> &MoreCfg {
+        &self.cfg
+    }
 }
 
 impl MoreCfg {
@@ -108,11 +111,9 @@ impl MoreCfg {
     /// The parameters.
     pub fn params(&self) -> MoreParams {
         MoreParams {
+            cfg: *self,
             batch: self.batch as usize,
-            prune_share: self.prune_share,
             batch_wait: secs(self.batch_wait_s).max(1),
-            loss_alpha: self.loss_alpha,
-            fifo_tries: self.fifo_tries,
         }
     }
 

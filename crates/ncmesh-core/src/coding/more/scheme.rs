@@ -4,8 +4,8 @@
 //!
 //! Every packet instance is accounted for (docs/assumptions.md, "MORE"): a TCP segment
 //! a source takes is consumed; every combination (a source's or a forwarder's) is a new
-//! packet, originated through the network layer, which routes it back into `enqueue`
-//! (its uid and TTL set there), held in `ready` until it goes on the air; a combination
+//! packet the node makes itself (`SchemeCx::make`: counted as created, as CoMP's), held
+//! in `ready` until it goes on the air; a combination
 //! taken from the MAC is absorbed and consumed; a decoded native goes up as it was sent.
 //! A combination is made one transmission ahead, so one is ready at each opportunity.
 
@@ -15,6 +15,8 @@ use super::plan;
 use super::relay::{Heard, Relay};
 use super::sink::{Got, Sink};
 use super::source::Source;
+use crate::coding::droptail::DropTail;
+use crate::coding::keyed::value_or_default;
 use crate::coding::loss_estimate::{LossEstimate, ReceiveCounts};
 use crate::coding::timers::Timers;
 use crate::coding::{Addressed, Body, CodingScheme, ControlMsg, Layer, Occupancy, OutFrame};
@@ -23,98 +25,49 @@ use crate::net::{DropReason, NextHop, NodeId, Packet, BROADCAST, L4};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// Per-node counters of MORE (result columns `more_*`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MoreCounters {
-    /// TCP data segments a source took into batches.
-    pub segments: u64,
-    /// TCP retransmissions of a segment still in an unacknowledged batch, taken and
-    /// not added again.
-    pub retx_skipped: u64,
-    /// Packets dropped on arrival, the queue full (segments at a source, FIFO packets).
-    pub queue_drops: u64,
-    /// Batches a source started.
-    pub batches_started: u64,
-    /// Batches a source saw acknowledged.
-    pub batches_acked: u64,
-    /// Batches closed before they were full (`batch_wait_s`).
-    pub batches_short: u64,
-    /// Combinations a source sent.
-    pub source_sent: u64,
-    /// Recoded combinations forwarders sent.
-    pub forwarder_sent: u64,
-    /// Combinations taken from the MAC that raised the rank (forwarders, destination).
-    pub innovative: u64,
-    /// Combinations taken that did not.
-    pub not_innovative: u64,
-    /// Batches the destination decoded.
-    pub batches_decoded: u64,
-    /// Natives the destination handed up.
-    pub natives_up: u64,
-    /// Batch acknowledgements the destination sent (first ones).
-    pub acks_sent: u64,
-    /// Acknowledgements sent again: by the destination for a combination of a batch it
-    /// decoded, by a forwarder for one of a batch it saw acknowledged.
-    pub acks_repeated: u64,
-    /// FIFO frames sent again after the MAC failed to deliver them (`fifo_tries`).
-    pub fifo_resent: u64,
-    /// Forwarder states flushed (by an acknowledgement or a newer batch).
-    pub flushes: u64,
-    /// Combinations made but dropped before they went on the air (their batch ended).
-    pub stale_dropped: u64,
-    /// Alg. 1 samples taken at a source.
-    pub loss_samples: u64,
-    /// Nodes in the last plan a source made (destination and source included).
-    pub plan_nodes: u64,
-}
-
-impl MoreCounters {
-    /// The counters' names in results, in `values` order.
-    pub const NAMES: [&'static str; 19] = [
-        "more_segments",
-        "more_retx_skipped",
-        "more_queue_drops",
-        "more_batches_started",
-        "more_batches_acked",
-        "more_batches_short",
-        "more_source_sent",
-        "more_forwarder_sent",
-        "more_innovative",
-        "more_not_innovative",
-        "more_batches_decoded",
-        "more_natives_up",
-        "more_acks_sent",
-        "more_acks_repeated",
-        "more_fifo_resent",
-        "more_flushes",
-        "more_stale_dropped",
-        "more_loss_samples",
-        "more_plan_nodes",
-    ];
-
-    /// The counters in `NAMES` order.
-    pub fn values(&self) -> [u64; 19] {
-        [
-            self.segments,
-            self.retx_skipped,
-            self.queue_drops,
-            self.batches_started,
-            self.batches_acked,
-            self.batches_short,
-            self.source_sent,
-            self.forwarder_sent,
-            self.innovative,
-            self.not_innovative,
-            self.batches_decoded,
-            self.natives_up,
-            self.acks_sent,
-            self.acks_repeated,
-            self.fifo_resent,
-            self.flushes,
-            self.stale_dropped,
-            self.loss_samples,
-            self.plan_nodes,
-        ]
+crate::family_counters! {
+    /// Per-node counters of MORE (result columns `more_*`).
+    pub struct MoreCounters, prefix "more_" {
+        /// TCP data segments a source took into batches.
+        segments: "packets",
+        /// TCP retransmissions of a segment still in an unacknowledged batch, taken and
+        /// not added again.
+        retx_skipped: "packets",
+        /// Packets dropped on arrival, the queue full (segments at a source, FIFO packets).
+        queue_drops: "packets",
+        /// Batches a source started.
+        batches_started: "batches",
+        /// Batches a source saw acknowledged.
+        batches_acked: "batches",
+        /// Batches closed before they were full (`batch_wait_s`).
+        batches_short: "batches",
+        /// Combinations a source sent.
+        source_sent: "combinations",
+        /// Recoded combinations forwarders sent.
+        forwarder_sent: "combinations",
+        /// Combinations taken from the MAC that raised the rank (forwarders, destination).
+        innovative: "combinations",
+        /// Combinations taken that did not.
+        not_innovative: "combinations",
+        /// Batches the destination decoded.
+        batches_decoded: "batches",
+        /// Natives the destination handed up.
+        natives_up: "packets",
+        /// Batch acknowledgements the destination sent (first ones).
+        acks_sent: "acknowledgements",
+        /// Acknowledgements sent again: by the destination for a combination of a batch it
+        /// decoded, by a forwarder for one of a batch it saw acknowledged.
+        acks_repeated: "acknowledgements",
+        /// FIFO frames sent again after the MAC failed to deliver them (`fifo_tries`).
+        fifo_resent: "frames",
+        /// Forwarder states flushed (by an acknowledgement or a newer batch).
+        flushes: "flushes",
+        /// Combinations made but dropped before they went on the air (their batch ended).
+        stale_dropped: "combinations",
+        /// Alg. 1 samples taken at a source.
+        loss_samples: "samples",
+        /// Nodes in the last plan a source made (destination and source included).
+        plan_nodes: "nodes",
     }
 }
 
@@ -149,13 +102,11 @@ pub struct More {
     relays: Vec<(u32, Relay)>,
     sinks: Vec<(u32, Sink)>,
     /// Everything that is not a combination, to the routing's next hop, drop-tail.
-    fifo: VecDeque<(Packet, NodeId, u32)>,
-    /// Attempts so far of the FIFO frame the MAC holds.
-    fifo_sending: u32,
+    fifo: DropTail,
     /// Combinations made, waiting for a transmission opportunity (one per flow at most).
     ready: VecDeque<Packet>,
-    /// Flows whose next combination is on its way through the network layer.
-    making: Vec<u32>,
+    /// Combinations this node made (their uids).
+    made: u64,
     timers: Timers<Timer>,
     /// Alg. 1 at this node as a source: ids of its coded frames per candidate.
     estimate: LossEstimate,
@@ -173,10 +124,9 @@ impl More {
             sources: Vec::new(),
             relays: Vec::new(),
             sinks: Vec::new(),
-            fifo: VecDeque::new(),
-            fifo_sending: 0,
+            fifo: DropTail::new(0, p.fifo_tries),
             ready: VecDeque::new(),
-            making: Vec::new(),
+            made: 0,
             timers: Timers::default(),
             estimate: LossEstimate::new(p.loss_alpha),
             counts: ReceiveCounts::default(),
@@ -190,30 +140,16 @@ impl More {
     }
 
     fn relay(&mut self, flow: u32) -> &mut Relay {
-        let i = match self.relays.iter().position(|e| e.0 == flow) {
-            Some(i) => i,
-            None => {
-                self.relays.push((flow, Relay::default()));
-                self.relays.len() - 1
-            }
-        };
-        &mut self.relays[i].1
+        value_or_default(&mut self.relays, flow)
     }
 
     fn sink(&mut self, flow: u32) -> &mut Sink {
-        let i = match self.sinks.iter().position(|e| e.0 == flow) {
-            Some(i) => i,
-            None => {
-                self.sinks.push((flow, Sink::default()));
-                self.sinks.len() - 1
-            }
-        };
-        &mut self.sinks[i].1
+        value_or_default(&mut self.sinks, flow)
     }
 
     /// Has `flow` a combination ready or on its way?
     fn has_next(&self, flow: u32) -> bool {
-        self.making.contains(&flow) || self.ready.iter().any(|p| p.flow == flow)
+        self.ready.iter().any(|p| p.flow == flow)
     }
 
     /// Makes `flow`'s next combination if it has none ready and its role may send: the
@@ -234,11 +170,9 @@ impl More {
         } else {
             None
         };
-        // Only what the network layer can route comes back into `enqueue` (a node with
-        // no route on would wait for it for ever).
-        if let Some(p) = p.filter(|p| !cx.next_hops(p.dst, p.flow).is_empty()) {
-            self.making.push(flow);
-            cx.originate(p);
+        if let Some(p) = p {
+            let p = cx.make(p, &mut self.made);
+            self.ready.push_back(p);
         }
     }
 
@@ -409,8 +343,7 @@ impl More {
     fn repeat_ack(&mut self, cx: &mut SchemeCx, p: &Packet, batch: u32) {
         let waiting = self
             .fifo
-            .iter()
-            .any(|(q, _, _)| more_ack(q).is_some_and(|a| a.flow == p.flow));
+            .any(|q| more_ack(q).is_some_and(|a| a.flow == p.flow));
         if !waiting {
             self.counters.acks_repeated += 1;
             self.send_ack(cx, p, batch);
@@ -442,26 +375,6 @@ impl More {
 
 impl CodingScheme for More {
     fn enqueue(&mut self, cx: &mut SchemeCx, pkt: Packet, hops: &[NextHop]) {
-        if let Some((batch, _, _)) = more_batch(&pkt) {
-            // A combination this node made, back from the network layer.
-            let flow = pkt.flow;
-            self.making.retain(|&f| f != flow);
-            let current = match self.sources.iter().find(|s| s.flow == flow) {
-                Some(s) => s.current.as_ref().map(|b| b.id),
-                None => self
-                    .relays
-                    .iter()
-                    .find(|e| e.0 == flow)
-                    .and_then(|e| e.1.batch()),
-            };
-            if current == Some(batch) {
-                self.ready.push_back(pkt);
-            } else {
-                self.counters.stale_dropped += 1;
-                cx.drop_packet(pkt, DropReason::Scheme);
-            }
-            return;
-        }
         if pkt.src == cx.node && pkt.tcp().is_some_and(|h| h.len > 0) {
             self.at_source(cx, pkt);
             return;
@@ -471,11 +384,9 @@ impl CodingScheme for More {
             let (flow, batch) = (a.flow, a.batch);
             self.on_ack(cx, flow, batch);
         }
-        if self.queued() >= cx.queue_capacity {
+        let held = self.queued();
+        if !self.fifo.offer(cx, pkt, hops[0].node, held) {
             self.counters.queue_drops += 1;
-            cx.drop_packet(pkt, DropReason::QueueFull);
-        } else {
-            self.fifo.push_back((pkt, hops[0].node, 0));
         }
     }
 
@@ -489,8 +400,7 @@ impl CodingScheme for More {
 
     fn poll_transmit(&mut self, cx: &mut SchemeCx) -> Option<OutFrame> {
         // Acknowledgements (TCP's and MORE's) first, then combinations in turn.
-        let (mut body, mac_rx, id) = if let Some((pkt, nh, tries)) = self.fifo.pop_front() {
-            self.fifo_sending = tries + 1;
+        let (mut body, mac_rx, id) = if let Some((pkt, nh)) = self.fifo.pop() {
             (Body::native(pkt, nh), nh, None)
         } else {
             let pkt = self.ready.pop_front()?;
@@ -552,16 +462,11 @@ impl CodingScheme for More {
     }
 
     fn handle_outcome(&mut self, cx: &mut SchemeCx, frame: OutFrame, outcome: TxOutcome) {
-        let failed = outcome == TxOutcome::Failed && frame.mac_rx != BROADCAST;
-        if failed && self.fifo_sending < self.p.fifo_tries {
-            // Again, first (the packet stays held: nothing to account).
-            self.counters.fifo_resent += 1;
-            let mut packets = frame.body.packets;
-            let p = packets.pop().expect("a FIFO frame carries one packet");
-            self.fifo.push_front((p, frame.mac_rx, self.fifo_sending));
-            return;
+        // A FIFO frame that failed goes again, first (the packet stays held).
+        match self.fifo.take_back(frame, outcome) {
+            Some(frame) => cx.settle(frame, outcome),
+            None => self.counters.fifo_resent += 1,
         }
-        cx.settle(frame, outcome);
     }
 
     fn handle_timeout(&mut self, cx: &mut SchemeCx) {
@@ -592,12 +497,7 @@ impl CodingScheme for More {
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
-        out.extend(
-            MoreCounters::NAMES
-                .iter()
-                .copied()
-                .zip(self.counters.values()),
-        );
+        self.counters.report(out);
     }
 }
 

@@ -7,7 +7,7 @@ use super::header::MoreHeader;
 use crate::coding::rlnc::{combine_packets, random_coeffs, Gf256};
 use crate::coding::{CodedSymbol, Coeffs, Header, Span};
 use crate::engine::{Rng, Time};
-use crate::net::{NodeId, Packet, L4};
+use crate::net::{NodeId, Packet};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -22,29 +22,20 @@ pub(super) fn coded_packet(
     header: &Header,
 ) -> Packet {
     debug_assert_eq!(coeffs.len(), natives.len());
-    let first = &natives[0];
     let coeffs = Coeffs::Gf256(coeffs.into());
-    let longest = natives.iter().map(|p| p.ip_bytes).max().unwrap_or(0);
-    Packet {
-        uid: 0,
-        flow: first.flow,
-        src: first.src,
-        dst: first.dst,
-        ttl: 0,
-        ip_bytes: longest + header.bytes() + coeffs.bytes(),
-        created: 0,
-        l4: L4::Coded(Box::new(CodedSymbol {
-            span: Span::Generation {
-                id: batch,
-                size: natives.len() as u16,
-            },
-            coeffs,
-            payload,
-            natives: natives.clone(),
-            header: Some(header.clone()),
-        })),
-        payload: None,
+    let header_bytes = header.bytes() + coeffs.bytes();
+    let (src, dst) = (natives[0].src, natives[0].dst);
+    CodedSymbol {
+        span: Span::Generation {
+            id: batch,
+            size: natives.len() as u16,
+        },
+        coeffs,
+        payload,
+        natives: natives.clone(),
+        header: Some(header.clone()),
     }
+    .into_packet(src, dst, header_bytes)
 }
 
 /// The batch in flight.

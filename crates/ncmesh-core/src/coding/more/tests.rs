@@ -56,15 +56,9 @@ fn put(b: &mut Bench, s: &mut More, node: NodeId, now: Time, p: Packet) -> Schem
     b.call(node, now, |cx| s.enqueue(cx, p, &hops))
 }
 
-/// What the scheme originated goes back through the network layer into it, as the
-/// simulator does; returns the combinations among them.
-fn route_back(b: &mut Bench, s: &mut More, node: NodeId, now: Time, out: SchemeOut) -> usize {
-    let mut n = 0;
-    for p in out.originate {
-        n += usize::from(more_batch(&p).is_some());
-        put(b, s, node, now, p);
-    }
-    n
+/// The combinations a callback made (counted created; each waits in `ready`).
+fn made(out: &SchemeOut) -> usize {
+    out.created as usize
 }
 
 fn send(b: &mut Bench, s: &mut More, node: NodeId, now: Time) -> (Option<OutFrame>, SchemeOut) {
@@ -113,14 +107,14 @@ fn a_batch_closes_at_k_natives() {
     let mut s = layer(4);
     for i in 0..3 {
         let out = put(&mut b, &mut s, SRC, 0, data(i));
-        assert!(out.originate.is_empty(), "not full yet");
+        assert_eq!(made(&out), 0, "not full yet");
         assert_eq!(out.consumed, 1, "the segment is taken");
         assert_eq!(out.wakes.len(), 1, "the batch wait runs");
     }
     assert_eq!(s.poll_at(), PollAt::Idle);
     let out = put(&mut b, &mut s, SRC, 0, data(3));
-    assert_eq!(out.originate.len(), 1, "full: the batch starts");
-    let Span::Generation { id, size } = (match &out.originate[0].l4 {
+    assert_eq!(made(&out), 1, "full: the batch starts");
+    let Span::Generation { id, size } = (match &s.ready[0].l4 {
         L4::Coded(c) => c.span,
         _ => panic!("a combination"),
     }) else {
@@ -131,7 +125,7 @@ fn a_batch_closes_at_k_natives() {
     assert_eq!(counter(&s, "more_batches_short"), 0);
     assert!(!s.timers.is_set(Timer::BatchWait(0)), "cancelled");
     // The plan lists the destination first and the source last.
-    let h = out.originate[0].l4.clone();
+    let h = s.ready[0].l4.clone();
     let L4::Coded(c) = h else { unreachable!() };
     let mh = c.header_as::<MoreHeader>().unwrap();
     assert_eq!(mh.forwarders.first().unwrap().0, DST);
@@ -147,11 +141,11 @@ fn a_partial_batch_closes_after_the_batch_wait() {
     put(&mut b, &mut s, SRC, 10 * MILLIS, data(1));
     // The first wake-up (set at 0) finds a segment newer than the wait: nothing.
     let out = b.call(SRC, wait, |cx| s.handle_timeout(cx));
-    assert!(out.originate.is_empty());
+    assert_eq!(made(&out), 0);
     assert_eq!(s.sources[0].open_len(), 2);
     let out = b.call(SRC, 10 * MILLIS + wait, |cx| s.handle_timeout(cx));
-    assert_eq!(out.originate.len(), 1, "closed and started");
-    let L4::Coded(c) = &out.originate[0].l4 else {
+    assert_eq!(made(&out), 1, "closed and started");
+    let L4::Coded(c) = &s.ready[0].l4 else {
         panic!()
     };
     assert_eq!(c.span, Span::Generation { id: 0, size: 2 });
@@ -162,12 +156,12 @@ fn a_partial_batch_closes_after_the_batch_wait() {
 fn the_source_sends_until_acknowledged_then_moves_on() {
     let mut b = bench();
     let mut s = layer(2);
-    let mut made = 0;
+    let mut combinations = 0;
     for i in 0..4 {
         let out = put(&mut b, &mut s, SRC, 0, data(i));
-        made += route_back(&mut b, &mut s, SRC, 0, out);
+        combinations += made(&out);
     }
-    assert_eq!(made, 1, "one batch in flight; the second waits");
+    assert_eq!(combinations, 1, "one batch in flight; the second waits");
     assert_eq!(s.sources[0].closed_len(), 1);
     for _ in 0..5 {
         assert_eq!(s.poll_at(), PollAt::Now);
@@ -178,7 +172,7 @@ fn the_source_sends_until_acknowledged_then_moves_on() {
         // The frame carries its id for Alg. 1.
         assert!(f.body.header_as::<MoreHop>().unwrap().id.is_some());
         // The next combination is made at once.
-        assert_eq!(route_back(&mut b, &mut s, SRC, 0, out), 1);
+        assert_eq!(made(&out), 1);
     }
     assert_eq!(counter(&s, "more_source_sent"), 5);
     // An acknowledgement of another flow changes nothing.
@@ -187,7 +181,7 @@ fn the_source_sends_until_acknowledged_then_moves_on() {
         fields: Arc::new(MoreAck { flow: 3, batch: 0 }),
     };
     let out = b.call(SRC, 0, |cx| s.handle_control(cx, DST, &stray));
-    assert!(out.originate.is_empty() && out.drops.is_empty());
+    assert!(made(&out) == 0 && out.originate.is_empty() && out.drops.is_empty());
     // Batch 0 acknowledged: its ready combination goes, batch 1 starts.
     let ack = ControlMsg {
         layer: Layer::Hop,
@@ -195,8 +189,8 @@ fn the_source_sends_until_acknowledged_then_moves_on() {
     };
     let out = b.call(SRC, 0, |cx| s.handle_control(cx, DST, &ack));
     assert_eq!(out.drops.len(), 1, "the ready combination of batch 0");
-    assert_eq!(batch_of(&out.originate[0]), 1);
-    route_back(&mut b, &mut s, SRC, 0, out);
+    assert_eq!(made(&out), 1);
+    assert_eq!(batch_of(s.ready.back().unwrap()), 1);
     let (f, _) = send(&mut b, &mut s, SRC, 0);
     assert_eq!(batch_of(&f.unwrap().body.packets[0]), 1);
     assert_eq!(counter(&s, "more_batches_acked"), 1);
@@ -228,7 +222,7 @@ fn the_forwarder_credit_counter_follows_its_credit() {
         &combination(0, &natives, &[1, 2, 3, 4], 0.5),
     );
     assert_eq!((out.absorbed, out.consumed), (1, 1));
-    assert!(out.originate.is_empty(), "credit 0.5");
+    assert_eq!(made(&out), 0, "credit 0.5");
     let out = hear(
         &mut b,
         &mut s,
@@ -236,7 +230,7 @@ fn the_forwarder_credit_counter_follows_its_credit() {
         SRC,
         &combination(0, &natives, &[5, 6, 7, 8], 0.5),
     );
-    assert_eq!(route_back(&mut b, &mut s, 1, 0, out), 1, "credit 1");
+    assert_eq!(made(&out), 1, "credit 1");
     assert_eq!(s.relays[0].1.credit, 1.0);
     let (f, out) = send(&mut b, &mut s, 1, 0);
     let f = f.unwrap();
@@ -244,7 +238,7 @@ fn the_forwarder_credit_counter_follows_its_credit() {
     // A forwarder's frame keeps the flow's source and carries no id.
     assert_eq!(f.body.packets[0].src, SRC);
     assert_eq!(s.relays[0].1.credit, 0.0, "paid");
-    assert!(out.originate.is_empty(), "no credit left");
+    assert_eq!(made(&out), 0, "no credit left");
     assert_eq!(s.poll_at(), PollAt::Idle);
     assert_eq!(counter(&s, "more_forwarder_sent"), 1);
     // The recoded packet lies in the span of what was heard, bytes included.
@@ -311,7 +305,7 @@ fn an_acknowledgement_or_a_newer_batch_flushes_a_forwarder() {
         SRC,
         &combination(0, &natives, &[1, 2], 1.0),
     );
-    route_back(&mut b, &mut s, 1, 0, out);
+    assert_eq!(made(&out), 1);
     assert_eq!(s.ready.len(), 1, "a recoded packet is ready");
     // A newer batch: the old state and its ready packet go.
     let newer: Vec<Packet> = (2..4).map(data).collect();
@@ -326,7 +320,7 @@ fn an_acknowledgement_or_a_newer_batch_flushes_a_forwarder() {
     assert_eq!(s.relays[0].1.batch(), Some(1));
     assert_eq!(s.relays[0].1.rank(), 1);
     assert_eq!(counter(&s, "more_flushes"), 1);
-    route_back(&mut b, &mut s, 1, 0, out);
+    assert_eq!(made(&out), 1, "a recoded packet of batch 1");
     // Batch 0 again (older): ignored.
     let out = hear(
         &mut b,

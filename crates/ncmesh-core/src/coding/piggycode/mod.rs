@@ -14,55 +14,26 @@ pub use config::{PiggyCfg, PiggyParams, WaitRule};
 pub use header::PiggyHeader;
 pub use scheme::PiggyScheme;
 
-/// Per-node counters of the DATA/ACK family (result columns `piggy_*`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PiggyCounters {
-    /// DATA packets coded with an ACK at this relay.
-    pub data_coded: u64,
-    /// ACK packets coded with a DATA at this relay.
-    pub ack_coded: u64,
-    /// Coded frames sent (MAC retries not counted).
-    pub coded_tx: u64,
-    /// ACK packets this relay sent uncoded (Takimoto et al.'s Figs. 3, 6, 9).
-    pub ack_uncoded: u64,
-    /// DATA packets that waited in the encoding queue.
-    pub data_waited: u64,
-    /// Total time DATA packets waited, microseconds.
-    pub wait_us_total: u64,
-    /// Longest wait of a DATA packet, microseconds.
-    pub wait_us_max: u64,
-    /// Coded packets that waited in the decoding queue for their partner.
-    pub decode_queued: u64,
-    /// Coded packets dropped because their partner never came.
-    pub decode_failures: u64,
-}
-
-impl PiggyCounters {
-    /// The counters' names in results, in `values` order.
-    pub const NAMES: [&'static str; 9] = [
-        "piggy_data_coded",
-        "piggy_ack_coded",
-        "piggy_coded_tx",
-        "piggy_ack_uncoded",
-        "piggy_data_waited",
-        "piggy_wait_us_total",
-        "piggy_wait_us_max",
-        "piggy_decode_queued",
-        "piggy_decode_failures",
-    ];
-
-    /// The counters in `NAMES` order.
-    pub fn values(&self) -> [u64; 9] {
-        [
-            self.data_coded,
-            self.ack_coded,
-            self.coded_tx,
-            self.ack_uncoded,
-            self.data_waited,
-            self.wait_us_total,
-            self.wait_us_max,
-            self.decode_queued,
-            self.decode_failures,
-        ]
+crate::family_counters! {
+    /// Per-node counters of the DATA/ACK family (result columns `piggy_*`).
+    pub struct PiggyCounters, prefix "piggy_" {
+        /// DATA packets coded with an ACK at this relay.
+        data_coded: "packets",
+        /// ACK packets coded with a DATA at this relay.
+        ack_coded: "packets",
+        /// Coded frames sent (MAC retries not counted).
+        coded_tx: "frames",
+        /// ACK packets this relay sent uncoded (Takimoto et al.'s Figs. 3, 6, 9).
+        ack_uncoded: "packets",
+        /// DATA packets that waited in the encoding queue.
+        data_waited: "packets",
+        /// Total time DATA packets waited, microseconds.
+        wait_us_total: "µs",
+        /// Longest wait of a DATA packet, microseconds.
+        wait_us_max: "µs",
+        /// Coded packets that waited in the decoding queue for their partner.
+        decode_queued: "packets",
+        /// Coded packets dropped because their partner never came.
+        decode_failures: "packets",
     }
 }

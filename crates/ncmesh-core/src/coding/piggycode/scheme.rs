@@ -412,12 +412,7 @@ impl CodingScheme for PiggyScheme {
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
-        out.extend(
-            PiggyCounters::NAMES
-                .iter()
-                .copied()
-                .zip(self.counters.values()),
-        );
+        self.counters.report(out);
     }
 }
 

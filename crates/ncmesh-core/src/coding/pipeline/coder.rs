@@ -302,11 +302,11 @@ impl FlowCoder for PipelineCoder {
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
-        let mut c = self.counters.clone();
+        let mut c = self.counters;
         if let Some(e) = &self.adapt {
             c.loss_updates = e.updates;
             c.loss_permille = (e.max_loss() * 1000.0).round() as u64;
         }
-        out.extend(PipelineCounters::NAMES.iter().copied().zip(c.values()));
+        c.report(out);
     }
 }

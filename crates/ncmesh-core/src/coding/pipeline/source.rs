@@ -7,7 +7,7 @@ use super::header::PipelineHeader;
 use crate::coding::rlnc::{combine_packets, random_coeffs, Gf256};
 use crate::coding::{CodedSymbol, Coeffs, Header, Span};
 use crate::engine::{Rng, Time};
-use crate::net::{NodeId, Packet, L4};
+use crate::net::{NodeId, Packet};
 use std::sync::Arc;
 
 /// Bytes a coded packet adds to the longest packet it spans: generation number (4),
@@ -27,27 +27,17 @@ pub(super) fn coded_packet(
     header: &Header,
 ) -> Packet {
     let m = coeffs.len();
-    let first = &natives[0];
-    Packet {
-        uid: 0,
-        flow: first.flow,
-        src,
-        dst: first.dst,
-        ttl: 0,
-        ip_bytes: natives[..m].iter().map(|p| p.ip_bytes).max().unwrap_or(0) + header_bytes(m),
-        created: 0,
-        l4: L4::Coded(Box::new(CodedSymbol {
-            span: Span::Generation {
-                id: gen,
-                size: m as u16,
-            },
-            coeffs: Coeffs::Gf256(coeffs.into()),
-            payload,
-            natives: natives.clone(),
-            header: Some(header.clone()),
-        })),
-        payload: None,
+    CodedSymbol {
+        span: Span::Generation {
+            id: gen,
+            size: m as u16,
+        },
+        coeffs: Coeffs::Gf256(coeffs.into()),
+        payload,
+        natives: natives.clone(),
+        header: Some(header.clone()),
     }
+    .into_packet(src, natives[0].dst, header_bytes(m))
 }
 
 /// One flow direction's source state.

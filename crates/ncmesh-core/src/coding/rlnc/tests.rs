@@ -327,7 +327,10 @@ fn a_native_goes_up_with_the_decoders_bytes_or_none() {
     stand_in.payload = Some(vec![0xaa; 3].into());
     let mut with = Decoder::<Gf256>::new(0, 2);
     with.add(0, &[1], Some(&[1, 2, 3]));
-    assert_eq!(with.native(0, stand_in.clone()).carried(), Some(&[1u8, 2, 3][..]));
+    assert_eq!(
+        with.native(0, stand_in.clone()).carried(),
+        Some(&[1u8, 2, 3][..])
+    );
     let mut without = Decoder::<Gf256>::new(0, 2);
     without.add(0, &[1], None);
     assert!(without.is_decoded(0));

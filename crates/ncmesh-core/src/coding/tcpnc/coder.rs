@@ -6,6 +6,7 @@ use super::header::{TcpNcAck, TcpNcHeader};
 use super::sink::Sink;
 use super::source::Source;
 use super::TcpNcCounters;
+use crate::coding::keyed::value_or_insert_with;
 use crate::coding::loss_estimate::LossEstimate;
 use crate::coding::rlnc::Added;
 use crate::coding::symbol::FieldCoeffs;
@@ -47,14 +48,8 @@ impl<F: FieldCoeffs> TcpNcCoder<F> {
     }
 
     fn sink(&mut self, flow: u32) -> &mut Sink<F> {
-        let i = match self.sinks.iter().position(|e| e.0 == flow) {
-            Some(i) => i,
-            None => {
-                self.sinks.push((flow, Sink::new(self.params.rcv_window)));
-                self.sinks.len() - 1
-            }
-        };
-        &mut self.sinks[i].1
+        let rcv_window = self.params.rcv_window;
+        value_or_insert_with(&mut self.sinks, flow, || Sink::new(rcv_window))
     }
 
     /// A data segment from this node's TCP: into its flow's coding buffer.
@@ -202,7 +197,7 @@ impl<F: FieldCoeffs> FlowCoder for TcpNcCoder<F> {
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
-        let mut c = self.counters.clone();
+        let mut c = self.counters;
         for (_, s) in &self.sources {
             if let Some(e) = &s.estimate {
                 c.loss_updates += e.samples();
@@ -213,7 +208,7 @@ impl<F: FieldCoeffs> FlowCoder for TcpNcCoder<F> {
                 .redundancy_milli
                 .max((s.redundancy * 1000.0).round() as u64);
         }
-        out.extend(TcpNcCounters::NAMES.iter().copied().zip(c.values()));
+        c.report(out);
     }
 }
 

@@ -18,7 +18,7 @@ pub enum NcField {
 }
 
 /// TCP/NC's parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpNcCfg {
@@ -65,26 +65,21 @@ impl Default for TcpNcCfg {
     }
 }
 
-/// The coder's parameters.
+/// TCP/NC's parameters: the table as given, and the receive window.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TcpNcParams {
-    /// Adaptive R (from Alg. 1), or fixed.
-    pub adaptive: bool,
-    /// Fixed R, or the initial R.
-    pub redundancy: f64,
-    /// Adaptive R's floor.
-    pub min_redundancy: f64,
-    /// Adaptive R's cap.
-    pub max_redundancy: f64,
-    /// Adaptive R = headroom / (1 − loss).
-    pub headroom: f64,
-    /// Smoothing weight per packet reported.
-    pub loss_alpha: f64,
-    /// Repair when the destination's window blocks TCP.
-    pub blocked_repair: bool,
-    /// The window the destination advertises on its acknowledgements until its TCP
-    /// receiver has acknowledged something (the scenario's `tcp.rcv_buffer_bytes`).
+    /// `[scheme.tcpnc]` (its fields read through `Deref`).
+    pub cfg: TcpNcCfg,
+    /// The window a destination advertises until its TCP receiver has acknowledged
+    /// something (the scenario's `tcp.rcv_buffer_bytes`).
     pub rcv_window: u32,
+}
+
+impl std::ops::Deref for TcpNcParams {
+    type Target = TcpNcCfg;
+    fn deref(&self) -> &TcpNcCfg {
+        &self.cfg
+    }
 }
 
 impl TcpNcParams {
@@ -142,13 +137,7 @@ impl TcpNcCfg {
     /// The parameters; `rcv_window` is the scenario's TCP receive buffer.
     pub fn params(&self, rcv_window: u32) -> TcpNcParams {
         TcpNcParams {
-            adaptive: self.adaptive,
-            redundancy: self.redundancy,
-            min_redundancy: self.min_redundancy,
-            max_redundancy: self.max_redundancy,
-            headroom: self.headroom,
-            loss_alpha: self.loss_alpha,
-            blocked_repair: self.blocked_repair,
+            cfg: *self,
             rcv_window,
         }
     }

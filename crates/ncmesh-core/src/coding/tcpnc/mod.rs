@@ -43,86 +43,43 @@ pub use coder::TcpNcCoder;
 pub use config::{NcField, TcpNcCfg, TcpNcParams};
 pub use header::{TcpNcAck, TcpNcHeader};
 
-/// Per-node counters of TCP/NC (result columns `tcpnc_*`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TcpNcCounters {
-    /// Packets from TCP at a source (retransmissions included).
-    pub tcp_packets: u64,
-    /// Of those, TCP retransmissions (bytes already in the coding buffer).
-    pub tcp_retransmissions: u64,
-    /// Combinations a source sent.
-    pub source_coded: u64,
-    /// Of those, combinations sent because the destination's window blocked TCP
-    /// (`blocked_repair`).
-    pub repairs: u64,
-    /// Combinations a relay forwarded.
-    pub forwarded: u64,
-    /// Innovative combinations received at a destination.
-    pub innovative: u64,
-    /// Non-innovative combinations received at a destination.
-    pub not_innovative: u64,
-    /// Combinations a destination could not use (spanning packets it had forgotten).
-    pub stale: u64,
-    /// Packets decoded and handed up to TCP.
-    pub decoded: u64,
-    /// Acknowledgements a destination sent (one per arrival, so one per degree of
-    /// freedom and a repeat for each non-innovative arrival).
-    pub acks_sent: u64,
-    /// Acknowledgements a source passed up to TCP as ACKs.
-    pub acks_up: u64,
-    /// Acknowledgements a source absorbed (they did not move the window).
-    pub acks_absorbed: u64,
-    /// The TCP receiver's own ACKs stopped at the destination's coding layer.
-    pub tcp_acks_suppressed: u64,
-    /// Loss samples of Alg. 1 taken at a source.
-    pub loss_updates: u64,
-    /// The smoothed loss estimate at the end of the run, per mille (the highest of the
-    /// node's flows).
-    pub loss_permille: u64,
-    /// R at the end of the run, thousandths (the highest of the node's flows).
-    pub redundancy_milli: u64,
-}
-
-impl TcpNcCounters {
-    /// The counters' names in results, in `values` order.
-    pub const NAMES: [&'static str; 16] = [
-        "tcpnc_tcp_packets",
-        "tcpnc_tcp_retransmissions",
-        "tcpnc_source_coded",
-        "tcpnc_repairs",
-        "tcpnc_forwarded",
-        "tcpnc_innovative",
-        "tcpnc_not_innovative",
-        "tcpnc_stale",
-        "tcpnc_decoded",
-        "tcpnc_acks_sent",
-        "tcpnc_acks_up",
-        "tcpnc_acks_absorbed",
-        "tcpnc_tcp_acks_suppressed",
-        "tcpnc_loss_updates",
-        "tcpnc_loss_permille",
-        "tcpnc_redundancy_milli",
-    ];
-
-    /// The counters in `NAMES` order.
-    pub fn values(&self) -> [u64; 16] {
-        [
-            self.tcp_packets,
-            self.tcp_retransmissions,
-            self.source_coded,
-            self.repairs,
-            self.forwarded,
-            self.innovative,
-            self.not_innovative,
-            self.stale,
-            self.decoded,
-            self.acks_sent,
-            self.acks_up,
-            self.acks_absorbed,
-            self.tcp_acks_suppressed,
-            self.loss_updates,
-            self.loss_permille,
-            self.redundancy_milli,
-        ]
+crate::family_counters! {
+    /// Per-node counters of TCP/NC (result columns `tcpnc_*`).
+    pub struct TcpNcCounters, prefix "tcpnc_" {
+        /// Packets from TCP at a source (retransmissions included).
+        tcp_packets: "packets",
+        /// Of those, TCP retransmissions (bytes already in the coding buffer).
+        tcp_retransmissions: "packets",
+        /// Combinations a source sent.
+        source_coded: "combinations",
+        /// Of those, combinations sent because the destination's window blocked TCP
+        /// (`blocked_repair`).
+        repairs: "combinations",
+        /// Combinations a relay forwarded.
+        forwarded: "combinations",
+        /// Innovative combinations received at a destination.
+        innovative: "combinations",
+        /// Non-innovative combinations received at a destination.
+        not_innovative: "combinations",
+        /// Combinations a destination could not use (spanning packets it had forgotten).
+        stale: "combinations",
+        /// Packets decoded and handed up to TCP.
+        decoded: "packets",
+        /// Acknowledgements a destination sent (one per arrival, so one per degree of
+        /// freedom and a repeat for each non-innovative arrival).
+        acks_sent: "acknowledgements",
+        /// Acknowledgements a source passed up to TCP as ACKs.
+        acks_up: "acknowledgements",
+        /// Acknowledgements a source absorbed (they did not move the window).
+        acks_absorbed: "acknowledgements",
+        /// The TCP receiver's own ACKs stopped at the destination's coding layer.
+        tcp_acks_suppressed: "packets",
+        /// Loss samples of Alg. 1 taken at a source.
+        loss_updates: "samples",
+        /// The smoothed loss estimate at the end of the run, per mille (the highest of the
+        /// node's flows).
+        loss_permille: "per mille",
+        /// R at the end of the run, thousandths (the highest of the node's flows).
+        redundancy_milli: "thousandths",
     }
 }

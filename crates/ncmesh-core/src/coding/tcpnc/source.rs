@@ -15,7 +15,7 @@ use crate::coding::rlnc::{combine_packets, random_coeffs};
 use crate::coding::symbol::FieldCoeffs;
 use crate::coding::{CodedSymbol, Span};
 use crate::engine::Rng;
-use crate::net::{NodeId, Packet, L4};
+use crate::net::{NodeId, Packet};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -195,27 +195,17 @@ impl<F: FieldCoeffs> Source<F> {
             + WINDOW_LEN_BYTES
             + if with_id { ID_BYTES } else { 0 }
             + coeffs.bytes();
-        let first = &natives[0];
-        Some(Packet {
-            uid: 0,
-            flow: first.flow,
-            src: self.node,
-            dst: self.dst,
-            ttl: 0,
-            ip_bytes: natives.iter().map(|p| p.ip_bytes).max().unwrap_or(0) + header_bytes,
-            created: 0,
-            l4: L4::Coded(Box::new(CodedSymbol {
-                span: Span::Window {
-                    first: self.base,
-                    len: m.min(u16::MAX as usize) as u16,
-                },
-                coeffs,
-                payload,
-                natives,
-                header: Some(Arc::new(TcpNcHeader { id, with_id })),
-            })),
-            payload: None,
-        })
+        let symbol = CodedSymbol {
+            span: Span::Window {
+                first: self.base,
+                len: m.min(u16::MAX as usize) as u16,
+            },
+            coeffs,
+            payload,
+            natives,
+            header: Some(Arc::new(TcpNcHeader { id, with_id })),
+        };
+        Some(symbol.into_packet(self.node, self.dst, header_bytes))
     }
 
     /// The destination has seen every packet before `first_unseen`: they leave the
@@ -244,6 +234,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::coding::rlnc::Gf256;
     use crate::engine::StreamPurpose;
+    use crate::net::L4;
     use crate::transport::tcp::TcpHeader;
 
     pub(crate) fn segment(i: u64) -> Packet {

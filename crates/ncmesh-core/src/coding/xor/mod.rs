@@ -24,55 +24,28 @@ pub use config::XorCfg;
 pub use params::XorParams;
 pub use scheme::XorScheme;
 
-/// What a node's XOR layer counted over the run.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct XorCounters {
-    /// Frames carrying one native packet.
-    pub native_tx: u64,
-    /// Frames carrying an XOR of two or more natives.
-    pub coded_tx: u64,
-    /// Natives carried in coded frames (coded_packets / coded_tx = packets per code).
-    pub coded_packets: u64,
-    /// Natives this node was a next hop of but could not decode (each native once,
-    /// however often its code came).
-    pub decode_failures: u64,
-    /// Native transmissions while the queue held a packet for another next hop that
-    /// could not join the code (the decodability rule or Encode Once stopped it).
-    pub coding_missed: u64,
-    /// Natives sent again after no acknowledgement came.
-    pub retransmissions: u64,
-    /// Stand-alone frames sent only to carry reports and acknowledgements.
-    pub control_tx: u64,
-    /// Natives of a forwarded two-hop code dropped instead of sent (again): their
-    /// decoder is known to miss another member (it reported so, or its pool forgot it
-    /// while the code waited here), so the XOR could not decode there.
-    pub futile_drops: u64,
-}
-
-impl XorCounters {
-    /// The counters' names in results (node table columns), in `values` order.
-    pub const NAMES: [&'static str; 8] = [
-        "native_tx",
-        "coded_tx",
-        "coded_packets",
-        "decode_failures",
-        "coding_missed",
-        "coding_retransmissions",
-        "control_tx",
-        "futile_drops",
-    ];
-
-    /// The counters in `NAMES` order.
-    pub fn values(&self) -> [u64; 8] {
-        [
-            self.native_tx,
-            self.coded_tx,
-            self.coded_packets,
-            self.decode_failures,
-            self.coding_missed,
-            self.retransmissions,
-            self.control_tx,
-            self.futile_drops,
-        ]
+crate::family_counters! {
+    /// What a node's XOR layer counted over the run.
+    pub struct XorCounters, prefix "" {
+        /// Frames carrying one native packet.
+        native_tx: "frames",
+        /// Frames carrying an XOR of two or more natives.
+        coded_tx: "frames",
+        /// Natives carried in coded frames (coded_packets / coded_tx = packets per code).
+        coded_packets: "packets",
+        /// Natives this node was a next hop of but could not decode (each native once,
+        /// however often its code came).
+        decode_failures: "packets",
+        /// Native transmissions while the queue held a packet for another next hop that
+        /// could not join the code (the decodability rule or Encode Once stopped it).
+        coding_missed: "frames",
+        /// Natives sent again after no acknowledgement came.
+        coding_retransmissions: "packets",
+        /// Stand-alone frames sent only to carry reports and acknowledgements.
+        control_tx: "frames",
+        /// Natives of a forwarded two-hop code dropped instead of sent (again): their
+        /// decoder is known to miss another member (it reported so, or its pool forgot it
+        /// while the code waited here), so the XOR could not decode there.
+        futile_drops: "packets",
     }
 }

@@ -9,6 +9,7 @@
 
 use super::entry::{flow_key, FlowKey};
 use super::timing::Wait;
+use crate::coding::keyed::find_or_push;
 use crate::engine::Time;
 use crate::net::Packet;
 
@@ -93,19 +94,17 @@ impl Ordering {
     pub fn arrive(&mut self, now: Time, p: Packet, out: &mut Vec<Packet>) -> Option<Time> {
         let (seq, end) = span(&p).expect("TCP data segment");
         let key = flow_key(&p);
-        let i = match self.flows.iter().position(|f| f.key == key) {
-            Some(i) => i,
-            None => {
-                self.flows.push(FlowOrder {
-                    key,
-                    next: 0,
-                    held: Vec::new(),
-                    hold: self.hold.clone(),
-                });
-                self.flows.len() - 1
-            }
-        };
-        let f = &mut self.flows[i];
+        let hold = &self.hold;
+        let f = find_or_push(
+            &mut self.flows,
+            |f| f.key == key,
+            || FlowOrder {
+                key,
+                next: 0,
+                held: Vec::new(),
+                hold: hold.clone(),
+            },
+        );
         if seq <= f.next {
             f.next = f.next.max(end);
             out.push(p);

@@ -215,7 +215,7 @@ impl XorScheme {
         for mut n in code {
             n.sends = n.sends.saturating_add(1);
             if n.sends > 1 {
-                self.counters.retransmissions += 1;
+                self.counters.coding_retransmissions += 1;
             }
             n.was_coded |= coded;
             if coded {
@@ -651,7 +651,7 @@ impl CodingScheme for XorScheme {
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
-        out.extend(XorCounters::NAMES.into_iter().zip(self.counters.values()));
+        self.counters.report(out);
     }
 }
 
@@ -791,7 +791,7 @@ mod tests {
         rx(&mut b, &mut s, 20 * MILLIS, 4, &frame(h, &[]), false);
         let out = b.call(MIDDLE, 300 * MILLIS, |cx| s.handle_timeout(cx));
         assert_eq!(s.counters.futile_drops, 1);
-        assert_eq!(s.counters.retransmissions, 0);
+        assert_eq!(s.counters.coding_retransmissions, 0);
         assert_eq!(out.drops.len(), 1);
         assert_eq!(out.drops[0].0.uid, p0.uid);
         assert_eq!(s.queue.packets(), 0, "nothing goes back to the queue");
@@ -803,14 +803,17 @@ mod tests {
         let (mut b, mut s, p0) = forwarded_xor();
         b.call(MIDDLE, 300 * MILLIS, |cx| s.handle_timeout(cx));
         assert_eq!(s.counters.futile_drops, 0);
-        assert_eq!(s.counters.retransmissions, 0, "counted when it is sent");
+        assert_eq!(
+            s.counters.coding_retransmissions, 0,
+            "counted when it is sent"
+        );
         let f = b.call(MIDDLE, 301 * MILLIS, |cx| {
             let f = s.poll_transmit(cx).expect("the resend");
             let uids: Vec<u64> = f.body.packets.iter().map(|p| p.uid).collect();
             assert_eq!(uids, [p0.uid, 11], "the same XOR: p1 rides as padding");
         });
         assert!(f.drops.is_empty());
-        assert_eq!(s.counters.retransmissions, 1);
+        assert_eq!(s.counters.coding_retransmissions, 1);
     }
 
     #[test]
@@ -938,7 +941,7 @@ mod tests {
         }
         assert_eq!(handed, 2);
         assert_eq!(s.queue.packets(), 0);
-        assert_eq!(s.counters.retransmissions, 0);
+        assert_eq!(s.counters.coding_retransmissions, 0);
         // The late samples (rto + 1 ms) raised the timer.
         assert!(s.ack_timers.timeout(2) > rto);
     }

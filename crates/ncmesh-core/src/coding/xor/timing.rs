@@ -17,6 +17,7 @@
 //! the next sample, so an estimate that fell below what it waits for can grow again.
 //! Chosen values (floor) are in docs/assumptions.md.
 
+use crate::coding::keyed::find_or_push;
 use crate::engine::Time;
 use crate::net::NodeId;
 use crate::transport::tcp::RttEstimator;
@@ -113,14 +114,12 @@ impl AckTimers {
     }
 
     fn of(&mut self, nb: NodeId) -> &mut (NodeId, Wait, Time) {
-        let i = match self.per_neighbour.iter().position(|(n, ..)| *n == nb) {
-            Some(i) => i,
-            None => {
-                self.per_neighbour.push((nb, self.template.clone(), 0));
-                self.per_neighbour.len() - 1
-            }
-        };
-        &mut self.per_neighbour[i]
+        let template = &self.template;
+        find_or_push(
+            &mut self.per_neighbour,
+            |(n, ..)| *n == nb,
+            || (nb, template.clone(), 0),
+        )
     }
 }
 
