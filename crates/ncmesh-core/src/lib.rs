@@ -10,6 +10,7 @@
 #![deny(missing_docs, unreachable_pub)]
 
 pub mod app;
+pub mod check;
 pub mod coding;
 pub mod engine;
 pub mod mac;

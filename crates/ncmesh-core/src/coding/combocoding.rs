@@ -4,8 +4,8 @@
 //! apart by direction, DATA held up to the timer T). This module holds the family's table;
 //! the composition is the `"combocoding"` row of the registry.
 
-use crate::scenario::check::*;
-use crate::scenario::emit::toml_float;
+use crate::check::toml_float;
+use crate::check::*;
 use serde::{Deserialize, Serialize};
 
 /// ComboCoding's own parameters (the intra-flow ones are `[scheme.pipeline]`'s).

@@ -107,6 +107,19 @@ mod tests {
     use crate::coding::tcpnc::source::tests::segment;
     use crate::coding::Body;
 
+    /// A queue of `tries` holding test segments 0, 1, ... for next hops `hops`.
+    fn holding(tries: u32, hops: &[NodeId]) -> DropTail {
+        let mut q = DropTail::new(8, tries);
+        for (i, &next_hop) in hops.iter().enumerate() {
+            q.queue.push_back(Queued {
+                packet: segment(i as u64),
+                next_hop,
+                sent: 0,
+            });
+        }
+        q
+    }
+
     fn frame(p: Packet, nh: NodeId) -> OutFrame {
         OutFrame {
             mac_rx: nh,
@@ -116,17 +129,7 @@ mod tests {
 
     #[test]
     fn a_failed_unicast_goes_back_to_the_head_until_its_tries_run_out() {
-        let mut q = DropTail::new(8, 3);
-        q.queue.push_back(Queued {
-            packet: segment(0),
-            next_hop: 1,
-            sent: 0,
-        });
-        q.queue.push_back(Queued {
-            packet: segment(1),
-            next_hop: 2,
-            sent: 0,
-        });
+        let mut q = holding(3, &[1, 2]);
         for attempt in 1..=3 {
             let (p, nh) = q.pop().unwrap();
             assert_eq!((p.uid, nh), (1, 1), "attempt {attempt}: the head again");
@@ -147,12 +150,7 @@ mod tests {
 
     #[test]
     fn one_try_never_resends() {
-        let mut q = DropTail::new(1, 0);
-        q.queue.push_back(Queued {
-            packet: segment(0),
-            next_hop: 1,
-            sent: 0,
-        });
+        let mut q = holding(0, &[1]);
         let (p, nh) = q.pop().unwrap();
         assert!(q.take_back(frame(p, nh), TxOutcome::Failed).is_some());
         assert!(q.is_empty());

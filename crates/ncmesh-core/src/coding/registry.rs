@@ -25,8 +25,8 @@ use super::tcpnc::{NcField, TcpNcCfg, TcpNcCoder, TcpNcCounters};
 use super::xor::fifo::FifoQueue;
 use super::xor::{XorCfg, XorCounters, XorScheme};
 use super::{CodingScheme, FlowCoder};
+use crate::check::R;
 use crate::engine::secs;
-use crate::scenario::check::R;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::{Deserialize, Serialize};
 

@@ -4,55 +4,10 @@
 
 use super::schema::*;
 use super::validate::{default_cw, std_name};
+use crate::check::{name, toml_float, toml_string as s};
 use std::fmt::Write;
 
 use toml_float as f;
-
-/// TOML float: shortest round-trip form; nan / inf spelled the TOML way.
-pub(crate) fn toml_float(v: f64) -> String {
-    if v.is_nan() {
-        "nan".into()
-    } else if v.is_infinite() {
-        if v > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        }
-    } else {
-        format!("{v:?}")
-    }
-}
-
-/// TOML basic string.
-fn s(v: &str) -> String {
-    let mut out = String::with_capacity(v.len() + 2);
-    out.push('"');
-    for c in v.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// The serde name of a unit enum value ("802.11b", "range", ...).
-/// An enum value as its TOML string (its serde name, quoted).
-pub(crate) fn name<T: serde::Serialize>(v: &T) -> String {
-    s(serde_json::to_value(v)
-        .ok()
-        .and_then(|x| x.as_str().map(String::from))
-        .unwrap_or_default()
-        .as_str())
-}
 
 fn kv(out: &mut String, key: &str, value: impl AsRef<str>) {
     let _ = writeln!(out, "{key} = {}", value.as_ref());

@@ -244,7 +244,7 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
 /// A TOML syntax error: field = the dotted key on the offending line if it can be
 /// told (table header + key), else "".
 pub(crate) fn toml_syntax_error(text: &str, e: &toml::de::Error) -> ScenarioError {
-    let msg = super::one_line(e.message());
+    let msg = crate::check::one_line(e.message());
     let Some(span) = e.span() else {
         return ScenarioError::new("", format!("TOML syntax error: {msg}"));
     };

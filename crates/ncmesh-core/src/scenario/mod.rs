@@ -10,10 +10,10 @@
 //! one-line message naming the value and what is allowed.
 
 pub mod schema;
+pub use crate::check::ScenarioError;
 pub use schema::*;
 
 mod builders;
-pub(crate) mod check;
 pub(crate) mod emit;
 mod errors;
 mod validate;
@@ -28,45 +28,6 @@ pub use emit::to_toml;
 pub use validate::validate;
 
 use serde::Deserializer;
-
-/// A scenario that cannot be read, built or run: which field, and why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScenarioError {
-    /// Dotted path of the field (`flows[0].dst`), a builder option name, or "" when
-    /// the error is not tied to one field (e.g. a TOML syntax error before any key).
-    pub field: String,
-    /// One line: the offending value and what is allowed.
-    pub message: String,
-}
-
-impl ScenarioError {
-    /// An error about `field`; `message` is folded onto one line.
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError {
-            field: field.into(),
-            message: one_line(&message.into()),
-        }
-    }
-}
-
-impl std::fmt::Display for ScenarioError {
-    /// `field: message` (just `message` when the field is empty); never a newline.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.field.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{}: {}", self.field, self.message)
-        }
-    }
-}
-
-impl std::error::Error for ScenarioError {}
-
-/// Collapse a possibly multi-line message into one line.
-pub(crate) fn one_line(s: &str) -> String {
-    let parts: Vec<&str> = s.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    parts.join("; ")
-}
 
 /// Deserialize a scenario from any serde deserializer and validate it.
 ///

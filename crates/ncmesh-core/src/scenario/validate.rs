@@ -5,8 +5,8 @@
 //! Checks that need the channel (is there a route between two nodes?) are not here:
 //! the simulator reports them when it builds the network.
 
-use super::check::*;
 use super::schema::*;
+use crate::check::*;
 
 /// Largest integer TOML can hold (seeds above it could not be written back).
 const TOML_INT_MAX: u64 = i64::MAX as u64;

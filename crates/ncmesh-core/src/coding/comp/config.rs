@@ -1,9 +1,9 @@
 //! The `[scheme.comp]` table: CoMP (Gheorghiu, Lopez Toledo, Rodriguez, ICC 2010). Values
 //! the paper leaves out are in docs/assumptions.md ("CoMP").
 
+use crate::check::*;
+use crate::check::{name, toml_float};
 use crate::engine::{secs, Time};
-use crate::scenario::check::*;
-use crate::scenario::emit::{name, toml_float};
 use serde::{Deserialize, Serialize};
 
 /// Where a node's link losses come from.

@@ -2,9 +2,9 @@
 //! multipath baseline (Gheorghiu et al., CoMP). Values the papers leave out are in
 //! docs/assumptions.md ("Horizon").
 
+use crate::check::toml_float;
+use crate::check::*;
 use crate::engine::{secs, Time};
-use crate::scenario::check::*;
-use crate::scenario::emit::toml_float;
 use serde::{Deserialize, Serialize};
 
 /// Horizon's parameters.

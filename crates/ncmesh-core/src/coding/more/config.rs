@@ -2,9 +2,9 @@
 //! al.'s CoMP evaluation runs it. Values the papers leave out are in docs/assumptions.md
 //! ("MORE").
 
+use crate::check::toml_float;
+use crate::check::*;
 use crate::engine::{secs, Time};
-use crate::scenario::check::*;
-use crate::scenario::emit::toml_float;
 use serde::{Deserialize, Serialize};
 
 /// MORE's parameters.

@@ -2,9 +2,9 @@
 //! §V-A; the values its text copy lost are in docs/assumptions.md).
 
 use super::NcaqmParams;
+use crate::check::toml_float;
+use crate::check::*;
 use crate::engine::{secs, Time};
-use crate::scenario::check::*;
-use crate::scenario::emit::toml_float;
 use serde::{Deserialize, Serialize};
 
 /// NCAQM's own parameters (its queue management; the XOR family's apply too).

@@ -2,9 +2,9 @@
 //! insertion and wait-time configuration of Takimoto et al. Values the papers leave out
 //! are in docs/assumptions.md ("DATA/ACK coding").
 
+use crate::check::toml_float;
+use crate::check::*;
 use crate::engine::{secs, Time};
-use crate::scenario::check::*;
-use crate::scenario::emit::toml_float;
 use serde::{Deserialize, Serialize};
 
 /// DATA/ACK coding's parameters (PiggyCode; Takimoto et al.'s wait time; ComboCoding's

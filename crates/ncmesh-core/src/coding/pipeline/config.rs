@@ -1,9 +1,9 @@
 //! The `[scheme.pipeline]` table: Pipeline coding (Chen et al., "Intra-flow coding",
 //! Eq. 1-2). Values the paper leaves out are in docs/assumptions.md ("Pipeline coding").
 
+use crate::check::toml_float;
+use crate::check::*;
 use crate::engine::{secs, Time};
-use crate::scenario::check::*;
-use crate::scenario::emit::toml_float;
 use serde::{Deserialize, Serialize};
 
 /// Pipeline coding's parameters.

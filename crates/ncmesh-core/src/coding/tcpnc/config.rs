@@ -2,8 +2,8 @@
 //! redundancy fixed or set online from CoMP's Alg. 1 (Gheorghiu et al. §III, "TCP-ARQ").
 //! Values the papers leave out are in docs/assumptions.md ("TCP/NC").
 
-use crate::scenario::check::*;
-use crate::scenario::emit::{name, toml_float};
+use crate::check::*;
+use crate::check::{name, toml_float};
 use serde::{Deserialize, Serialize};
 
 /// The finite field of the coefficients.

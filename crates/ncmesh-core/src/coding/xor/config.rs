@@ -4,9 +4,9 @@
 
 use super::timing::Timing;
 use super::XorParams;
+use crate::check::*;
+use crate::check::{name, toml_float};
 use crate::engine::secs;
-use crate::scenario::check::*;
-use crate::scenario::emit::{name, toml_float};
 use serde::{Deserialize, Serialize};
 
 /// The XOR-coding family's parameters (COPE, Encode Once, BFLY; NCAQM runs inside it).

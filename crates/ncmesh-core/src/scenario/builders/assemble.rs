@@ -3,8 +3,8 @@
 //! the spacing check of the fixed shapes, and CoMP's MAC and routing (`comp_stack`).
 
 use super::options::Common;
+use crate::check::fnum;
 use crate::engine::{Rng, StreamPurpose};
-use crate::scenario::check::fnum;
 use crate::scenario::schema::*;
 use crate::scenario::ScenarioError;
 

@@ -29,8 +29,8 @@
 
 use super::assemble::{base, poisson_arrivals, range_of, round_to, set_nodes, short, tcp_flow};
 use super::options::{Common, Opts};
+use crate::check::fnum;
 use crate::engine::{Rng, StreamPurpose};
-use crate::scenario::check::fnum;
 use crate::scenario::schema::*;
 use crate::scenario::ScenarioError;
 

@@ -2,7 +2,7 @@
 //! errors that name the option, the value and what is allowed ([`Opts`]), and the options
 //! every kind accepts ([`Common`]: seed and timing).
 
-use crate::scenario::check::fnum;
+use crate::check::fnum;
 use crate::scenario::ScenarioError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

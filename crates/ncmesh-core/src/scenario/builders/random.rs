@@ -5,8 +5,8 @@
 use super::assemble::{add_flows, base, check_spacing, range_of, round_to, set_nodes, short};
 use super::graph::{hop_matrix, is_connected, pick_pairs, range_adjacency};
 use super::options::{Common, Opts};
+use crate::check::fnum;
 use crate::engine::{Rng, StreamPurpose};
-use crate::scenario::check::fnum;
 use crate::scenario::schema::*;
 use crate::scenario::ScenarioError;
 

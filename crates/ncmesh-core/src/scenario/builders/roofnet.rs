@@ -13,8 +13,8 @@ use super::assemble::{add_flows, base, comp_stack, round_to, set_nodes, short};
 use super::graph::{hop_matrix, is_connected, largest_component, pick_pairs, routing_adjacency};
 use super::import::{ferr, label, read_nodes, FileNodes};
 use super::options::{Common, Opts};
+use crate::check::fnum;
 use crate::engine::{Rng, StreamPurpose};
-use crate::scenario::check::fnum;
 use crate::scenario::schema::*;
 use crate::scenario::ScenarioError;
 

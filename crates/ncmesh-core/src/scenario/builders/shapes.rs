@@ -7,7 +7,7 @@ use super::assemble::{
     add_flows, base, check_spacing, comp_stack, range_of, round_to, set_nodes, short,
 };
 use super::options::{Common, Opts};
-use crate::scenario::check::fnum;
+use crate::check::fnum;
 use crate::scenario::schema::*;
 use crate::scenario::ScenarioError;
 
