@@ -3,8 +3,9 @@
 # only the tests use: the Python test extra of pyproject.toml (pytest, hypothesis, duckdb,
 # polars, ray) into the same .venv, and, as root with apt-get, tshark (reads the packet
 # captures in test_pcap.py) and headless Chromium (renders report.html in the report
-# tests) when missing (their tests skip without them). Then the Rust tests (cargo test,
-# release, same target folder as the package build) and the Python tests (pytest).
+# tests) when missing (their tests skip without them). Then the Rust tests (cargo test with
+# the `test-release` profile of Cargo.toml: release optimisation without LTO, in
+# target/test-release) and the Python tests (pytest).
 # Exits non-zero if anything fails.
 #
 # usage: bash scripts/test.sh [extra pytest arguments]
@@ -43,8 +44,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 rm -f "$TEST_LOG"
 
-echo "== cargo test (release)"
-cargo test --workspace --release
+echo "== cargo test (profile test-release)"
+cargo test --workspace --profile test-release
 
 echo "== pytest"
 "$VENV/bin/python" -m pytest -q tests "$@"

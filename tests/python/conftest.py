@@ -17,7 +17,7 @@ def run_cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess
     """`ncmesh ARGS...` in a fresh interpreter (same one as the tests)."""
     return subprocess.run(
         [sys.executable, "-m", "ncmesh", *args],
-        input=input, capture_output=True, text=True, timeout=300,
+        input=input, capture_output=True, text=True,
     )
 
 

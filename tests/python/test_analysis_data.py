@@ -102,13 +102,13 @@ def render(page: Path, workdir: Path, screenshot: Path | None = None, size=(1200
     url = Path(page).resolve().as_uri()
     common = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={workdir / 'chromium-profile'}"]
     p = subprocess.run([*common, "--virtual-time-budget=10000", "--dump-dom", url],
-                       capture_output=True, text=True, timeout=180)
+                       capture_output=True, text=True)
     assert p.returncode == 0, p.stderr[-2000:]
     dom = p.stdout
     console = [line for line in p.stderr.splitlines() if ":CONSOLE" in line]
     if screenshot is not None:
         s = subprocess.run([*common, f"--screenshot={screenshot}", f"--window-size={size[0]},{size[1]}",
-                            "--hide-scrollbars", url], capture_output=True, text=True, timeout=180)
+                            "--hide-scrollbars", url], capture_output=True, text=True)
         assert s.returncode == 0, s.stderr[-2000:]
         console += [line for line in s.stderr.splitlines() if ":CONSOLE" in line]
 

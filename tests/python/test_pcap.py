@@ -43,7 +43,7 @@ def _chain(tmp_path, hops: int = 2, duration: float = 3.0):
 
 
 def _tshark(*args: str) -> str:
-    p = subprocess.run([TSHARK, *args], capture_output=True, text=True, timeout=120)
+    p = subprocess.run([TSHARK, *args], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     return p.stdout
 
@@ -68,7 +68,7 @@ def captures(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pcap")
     out = tmp / "caps"
     p = subprocess.run([sys.executable, "-m", "ncmesh", "run", str(_chain(tmp)), "--pcap", str(out)],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert f"packet captures written to {out}" in p.stdout
     return out

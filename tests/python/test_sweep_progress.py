@@ -46,7 +46,7 @@ def run_on_terminal(*args: str, cols: int = 120) -> tuple[int, str]:
             break
         chunks.append(data)
     os.close(master)
-    return p.wait(timeout=300), b"".join(chunks).decode("utf-8", "replace")
+    return p.wait(), b"".join(chunks).decode("utf-8", "replace")
 
 
 def frames(screen: str) -> list[str]:

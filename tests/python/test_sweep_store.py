@@ -130,10 +130,9 @@ def test_run_parquet_gives_the_tables_of_the_python_path():
     assert runs.column("events").to_pylist() == [slow["events"]]
 
 
-def _python(code: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def _python(code: str) -> subprocess.CompletedProcess:
     """Runs `code` in a fresh interpreter (a process with one thread: fork is safe)."""
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True)
 
 
 def test_fork_pool_results_errors_and_a_dead_worker():
@@ -157,7 +156,7 @@ def test_fork_pool_results_errors_and_a_dead_worker():
         tasks.update({pool.submit(square, i): ("square", i) for i in range(10, 20)})
         got = {}
         while len(got) < len(tasks):
-            for task, ok, value in pool.wait(5):
+            for task, ok, value in pool.wait():
                 got[task] = (ok, value)
         squares = sorted(v for t, (ok, v) in got.items() if ok)
         died = [t for t, (ok, v) in got.items() if not ok and isinstance(v, WorkerDied)]
@@ -170,7 +169,7 @@ def test_fork_pool_results_errors_and_a_dead_worker():
         assert "killed" in str(got[next(t for t in died if tasks[t][0] == "die")][1]) or "status 3" in \\
             str(got[next(t for t in died if tasks[t][0] == "die")][1])
         t = pool.submit(square, 7)               # the pool goes on with a new worker
-        assert pool.wait(5) == [(t, True, 49)]
+        assert pool.wait() == [(t, True, 49)]
         pids = [w.pid for w in pool.workers.values()]
         pool.shutdown()
         for pid in pids:
@@ -198,7 +197,7 @@ def test_fork_pool_large_tasks_and_results():
         tasks = {pool.submit(echo, bytes([i]) * 3_000_000): i for i in range(8)}
         got = {}
         while len(got) < len(tasks):
-            for task, ok, value in pool.wait(30):
+            for task, ok, value in pool.wait():
                 assert ok and value == bytes([tasks[task]]) * 6_000_000
                 got[task] = True
         pool.shutdown()

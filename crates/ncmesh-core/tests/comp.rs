@@ -7,8 +7,7 @@ use ncmesh_core::coding::comp::LossSource;
 use ncmesh_core::scenario::schema::*;
 use ncmesh_core::sim::run;
 
-mod common;
-use common::{at, diamond, relay_frames, roofnet, total};
+use crate::common::{at, diamond, relay_frames, roofnet, total};
 
 fn with_payload(mut s: Scenario) -> Scenario {
     s.simulation.payload_bytes = true;
@@ -126,7 +125,7 @@ fn comp_keeps_goodput_where_plain_tcp_collapses() {
 }
 
 #[test]
-#[ignore = "prints figures: cargo test --release --test comp -- --ignored --nocapture"]
+#[ignore = "prints figures: cargo test --profile test-release -p ncmesh-core --test integration comp:: -- --ignored --nocapture"]
 fn figures_comp_against_the_baselines() {
     let show = |what: &str, s: &Scenario| {
         let r = run(s).unwrap();

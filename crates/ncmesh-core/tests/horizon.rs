@@ -7,8 +7,7 @@ use ncmesh_core::scenario::schema::Scenario;
 use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::run;
 
-mod common;
-use common::{at, diamond, relay_frames, roofnet, total};
+use crate::common::{at, diamond, relay_frames, roofnet, total};
 
 #[test]
 fn horizon_spreads_tcp_over_the_diamonds_relays() {
@@ -81,7 +80,7 @@ fn horizon_on_a_roofnet_like_pair() {
 }
 
 #[test]
-#[ignore = "prints figures: cargo test --release --test horizon -- --ignored --nocapture"]
+#[ignore = "prints figures: cargo test --profile test-release -p ncmesh-core --test integration horizon:: -- --ignored --nocapture"]
 fn figures_horizon_against_no_scheme() {
     let show = |what: &str, s: &Scenario| {
         let r = run(s).unwrap();

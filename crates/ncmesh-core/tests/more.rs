@@ -8,8 +8,7 @@ use ncmesh_core::scenario::schema::*;
 use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::run;
 
-mod common;
-use common::{at, string, total};
+use crate::common::{at, string, total};
 
 fn diamond(loss: f64, batch: u32, secs: f64) -> Scenario {
     let o = BuildOptions::new().with("relays", 3u64).with("loss", loss);
@@ -146,7 +145,7 @@ fn more_runs_are_deterministic() {
 }
 
 #[test]
-#[ignore = "prints figures: cargo test --release --test more -- --ignored --nocapture"]
+#[ignore = "prints figures: cargo test --profile test-release -p ncmesh-core --test integration more:: -- --ignored --nocapture"]
 fn figures_more() {
     for loss in [0.0, 0.1] {
         for batch in [8, 32] {

@@ -7,8 +7,7 @@ use ncmesh_core::scenario::schema::*;
 use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::run;
 
-mod common;
-use common::total;
+use crate::common::total;
 
 /// Takimoto et al. Table I: 200 m chain, 250 m range (ns-2's two-ray thresholds: carrier
 /// sense and interference at 550 m), 2 / 1 Mbit/s, RTS/CTS off, NewReno without delayed

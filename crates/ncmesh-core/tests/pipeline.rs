@@ -8,14 +8,13 @@ use ncmesh_core::scenario::schema::*;
 use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::run;
 
-mod common;
-use common::{at, total};
+use crate::common::{at, total};
 
 /// A string of `hops` hops carrying one saturated TCP NewReno flow with payload bytes,
 /// `loss` of every frame lost on every link, scheme `scheme` (`"none"`, `"pipeline"`,
 /// `"combocoding"`).
 fn string(hops: u64, scheme: &str, loss: f64, secs: f64) -> Scenario {
-    let mut s = common::string(hops, scheme, loss, LossFrames::All, secs);
+    let mut s = crate::common::string(hops, scheme, loss, LossFrames::All, secs);
     s.tcp.delayed_ack = false;
     s
 }

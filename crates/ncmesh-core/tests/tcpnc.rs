@@ -8,8 +8,7 @@ use ncmesh_core::scenario::schema::*;
 
 use ncmesh_core::sim::run;
 
-mod common;
-use common::{at, string, total};
+use crate::common::{at, string, total};
 
 #[test]
 fn tcp_nc_delivers_the_original_bytes_through_lossy_hops() {
@@ -109,7 +108,7 @@ fn tcp_nc_keeps_goodput_where_plain_newreno_collapses() {
 }
 
 #[test]
-#[ignore = "prints figures: cargo test --release --test tcpnc -- --ignored --nocapture"]
+#[ignore = "prints figures: cargo test --profile test-release -p ncmesh-core --test integration tcpnc:: -- --ignored --nocapture"]
 fn figures_tcp_nc_against_newreno() {
     for hops in [1, 3] {
         for loss in [0.0, 0.05, 0.1, 0.2, 0.3] {

@@ -64,20 +64,31 @@ impl Modulation {
     }
 
     /// Probability that `bits` bits at this modulation all survive at linear `sinr`.
+    /// (A radio asks through its [`ErrorCache`](super::error_cache::ErrorCache), which
+    /// returns the same doubles.)
     pub fn success(self, sinr: f64, bits: f64) -> f64 {
         if bits <= 0.0 {
             return 1.0;
         }
+        self.survival(self.error_per_bit(sinr), bits)
+    }
+
+    /// The costly part of [`success`](Self::success), which does not depend on the
+    /// length: the bit error rate (DSSS/CCK) or the coded first-event error probability
+    /// per bit (OFDM) at linear `sinr`.
+    pub(crate) fn error_per_bit(self, sinr: f64) -> f64 {
         match self {
-            Modulation::Ofdm { m, rate } => ofdm_success(m, rate, sinr, bits),
-            _ => {
-                let ber = self.dsss_ber(sinr);
-                if ber <= 0.0 {
-                    1.0
-                } else {
-                    (1.0 - ber).powf(bits)
-                }
-            }
+            Modulation::Ofdm { m, rate } => ofdm_error_per_bit(m, rate, sinr),
+            _ => self.dsss_ber(sinr),
+        }
+    }
+
+    /// Probability that `bits` (> 0) bits survive an error probability `e` per bit.
+    pub(crate) fn survival(self, e: f64, bits: f64) -> f64 {
+        match self {
+            Modulation::Ofdm { .. } => (1.0 - e).powf(bits),
+            _ if e <= 0.0 => 1.0,
+            _ => (1.0 - e).powf(bits),
         }
     }
 
@@ -154,9 +165,10 @@ fn uncoded_ber(m: u32, snr: f64) -> f64 {
     }
 }
 
-/// Chunk success with the K=7 convolutional code: union bound on the first-event
-/// error probability with the distance spectra of the 802.11 punctured codes.
-fn ofdm_success(m: u32, rate: CodeRate, snr: f64, bits: f64) -> f64 {
+/// First-event error probability per bit of the K=7 convolutional code (17.3.5.6): union
+/// bound with the distance spectra of the 802.11 punctured codes; a chunk of `bits` bits
+/// survives with probability (1 - pe)^bits.
+fn ofdm_error_per_bit(m: u32, rate: CodeRate, snr: f64) -> f64 {
     let p = uncoded_ber(m, snr).min(0.5);
     // (free distance, coefficients c_d for d = dfree, dfree+1, ...), from the NIST model
     let (dfree, coeffs, b): (u32, &[f64], f64) = match rate {
@@ -203,8 +215,7 @@ fn ofdm_success(m: u32, rate: CodeRate, snr: f64, bits: f64) -> f64 {
         .map(|(i, c)| c * pd(dfree + i as u32))
         .sum::<f64>()
         / b;
-    let pe = pe.min(1.0);
-    (1.0 - pe).powf(bits)
+    pe.min(1.0)
 }
 
 fn binom(n: u32, k: u32) -> f64 {

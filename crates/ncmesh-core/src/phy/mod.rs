@@ -2,6 +2,7 @@
 //! link table) and the per-node radio that decides which frames are received.
 
 pub mod channel;
+pub mod error_cache;
 pub mod error_model;
 pub mod loss;
 pub mod propagation;

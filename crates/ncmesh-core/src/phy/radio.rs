@@ -8,6 +8,7 @@
 //! - `Capture` (ns-2): it survives iff SINR >= the capture threshold throughout.
 
 use super::channel::Arrival;
+use super::error_cache::ErrorCache;
 use super::error_model::Modulation;
 use crate::engine::{Rng, Time};
 
@@ -88,6 +89,8 @@ pub struct Radio {
     pub cca_until: Time,
     busy_total: Time,
     busy_mark: Time,
+    /// The bit-error model's memo for the frames this radio receives ("ber" model).
+    errors: ErrorCache,
 }
 
 impl Radio {
@@ -241,7 +244,7 @@ impl Radio {
     /// Probability that every bit of the locked frame survives: the product over
     /// chunks of constant interference (and of constant modulation) of the chunk's
     /// success probability.
-    fn chunk_success(&self, l: &Lock, noise_w: f64) -> f64 {
+    fn chunk_success(&mut self, l: &Lock, noise_w: f64) -> f64 {
         let header_end = (l.start + l.modes.header_dur).min(l.end);
         let mut cuts: smallvec::SmallVec<[Time; 16]> =
             smallvec::smallvec![l.start, header_end, l.end];
@@ -269,7 +272,7 @@ impl Radio {
                 (l.modes.payload, l.modes.payload_rate_mbps)
             };
             let bits = (b - a) as f64 * 1e-3 * rate;
-            psr *= m.success(sinr, bits);
+            psr *= self.errors.success(m, sinr, bits);
         }
         psr
     }

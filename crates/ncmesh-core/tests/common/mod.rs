@@ -1,6 +1,4 @@
-//! Helpers shared by the whole-run tests of the coding schemes (each test file is its own
-//! crate and uses a part of them).
-#![allow(dead_code)]
+//! Helpers shared by the whole-run tests of the coding schemes.
 
 use ncmesh_core::metrics::RunResult;
 use ncmesh_core::scenario::schema::*;
