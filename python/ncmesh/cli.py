@@ -229,6 +229,7 @@ def cmd_run(args) -> int:
         raise UsageError("run: --series needs --json (the text summary has no time series; "
                          "--out writes them as Parquet)")
     sc = _load(args.file, args.overrides)
+    _note_uncoded_udp(sc)
     if args.pcap:
         result = RunResult(_core.run(sc.to_dict(), args.seed, args.pcap))
     else:
@@ -248,9 +249,20 @@ def cmd_run(args) -> int:
 
 def cmd_validate(args) -> int:
     # The checks of `run` without the simulation: fields, then building the network.
-    _load(args.file, args.overrides).validate(seed=args.seed)
+    sc = _load(args.file, args.overrides)
+    sc.validate(seed=args.seed)
+    _note_uncoded_udp(sc)
     print("ok")
     return 0
+
+
+def _note_uncoded_udp(sc) -> None:
+    """Says once (standard error) when the scheme codes only TCP and a flow is UDP."""
+    from .scenario import uncoded_udp_note
+
+    note = uncoded_udp_note(sc.resolved())
+    if note:
+        print(note, file=sys.stderr)
 
 
 def cmd_compare_ns3(args) -> int:

@@ -89,3 +89,38 @@ def test_validate_ok(cli, chain_file):
 def test_no_command_prints_help(cli):
     p = cli()
     assert p.returncode == 2 and "usage" in p.stderr
+
+
+# ---------------------------------------------------------------- a UDP flow through a TCP-only coder
+
+
+@pytest.mark.parametrize("field,scheme,name", [("scheme.name", "comp", "CoMP"), ("scheme.intra", "tcp-nc", "TCP/NC"),
+                                              ("scheme.name", "piggycode", "PiggyCode")])
+def test_tcp_only_scheme_with_a_udp_flow_says_it_is_uncoded(cli, chain_file, field, scheme, name):
+    line = f"note: {field} = '{scheme}' ({name}) codes only TCP: UDP flow 0 is carried uncoded"
+    udp = ["--set", "flows.0.transport=udp", "--set", f"{field}={scheme}"]
+    for command in ("run", "validate"):
+        p = cli(command, str(chain_file), *udp)
+        assert p.returncode == 0, p.stderr
+        assert p.stderr.splitlines() == [line]          # once, one line
+    with pytest.warns(ncmesh.UncodedUdpWarning, match="carried uncoded"):
+        ncmesh.run(chain_file, overrides={"flows.0.transport": "udp", field: scheme})
+
+
+def test_no_uncoded_note_for_tcp_or_for_schemes_that_code_udp(cli, chain_file):
+    for extra in (["--set", "scheme.name=comp"],                                   # TCP flow
+                  ["--set", "flows.0.transport=udp", "--set", "scheme.name=cope"],  # COPE codes UDP
+                  ["--set", "flows.0.transport=udp", "--set", "scheme.intra=pipeline"]):
+        p = cli("validate", str(chain_file), *extra)
+        assert (p.returncode, p.stdout, p.stderr) == (0, "ok\n", ""), extra
+
+
+def test_sweep_says_once_how_many_runs_carry_udp_uncoded(tmp_path, cli):
+    path = tmp_path / "udp.toml"
+    path.write_text('name = "udp"\n[base]\nbuilder = "chain"\noptions = { hops = 2, duration = 5 }\n'
+                    'set = { "flows.0.transport" = "udp", "simulation.measure_start_s" = 1.0 }\n'
+                    '[grid]\n"scheme.name" = ["none", "comp", "more"]\n')
+    p = cli("sweep", str(path), "--out", str(tmp_path / "out"), "-q")
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.splitlines() == [
+        "note: scheme.name = 'comp' (CoMP) codes only TCP: UDP flow 0 is carried uncoded (2 of 3 runs)"]
