@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import math
 
 import pandas as pd
@@ -107,6 +108,17 @@ def test_tiny_run_writes_tables_figures_and_claims(tiny):
     # The ratio claims have numbers.
     [ratio] = [c for c in claims if "about 10x TCP-ARQ (newreno)" in c["claim"]]
     assert ratio["ours"].startswith("largest ratio")
+    # Every ratio statistic says what it is over: the largest and the headline median over
+    # the pairs where TCP-ARQ carried something, the claim's median over all pairs.
+    assert re.search(r"largest ratio [\d.]+x over the \d+ pairs where TCP-ARQ carried something "
+                     r"\(median over all \d+ pairs, those where it carried nothing counted as above every "
+                     r"ratio: [\d.]+\)", ratio["ours"]), ratio["ours"]
+    [one_hop] = [c for c in claims if "on one-hop pairs TCP-ARQ performs like CoMP" in c["claim"]
+                 and "(newreno)" in c["claim"]]
+    assert "median CoMP / TCP-ARQ over the pairs (those where TCP-ARQ carried nothing" in one_hop["ours"]
+    [headline] = [v for label, v in s["highlights"] if label == "CoMP / TCP-ARQ, one flow (newreno)"]
+    assert re.fullmatch(r"largest [\d.]+x, median [\d.]+, over the \d+ pairs where TCP-ARQ carried something "
+                        r"\(paper: up to about 10x\)", headline), headline
     assert set(s["fig2_kbps"]["2"]["newreno"]) == {"0", "20"}
     # MORE has no runs: its claim says so and does not hold.
     more = [c for c in claims if "MORE's throughput falls" in c["claim"]]
