@@ -217,3 +217,40 @@ def test_the_linter_finds_what_it_is_for(tmp_path):
     assert LINK.findall(text) == ["nowhere.md"]
     assert SHARED.findall("see ../shared/anchors/ns3/chain_tcp.py, `shared/seeds/README.md`; shared cores") == [
         "../shared/anchors/ns3/chain_tcp.py", "shared/seeds/README.md"]
+
+
+# ---------------------------------------------------------------- stated run times
+
+
+def _measure_times():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("measure_times", REPO / "scripts" / "measure_times.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_stated_times_sit_between_markers_the_timing_script_rewrites():
+    from ncmesh.experiments import available
+
+    mt = _measure_times()
+    ids = {m.group(2) for doc in _docs() for m in mt.MARKER.finditer(doc.read_text(encoding="utf-8"))}
+    assert ids <= mt.known_ids(), ids - mt.known_ids()
+    # every time the script measures is stated somewhere (README's table)
+    assert {"first-build", "test-command"} | {f"quick-{n}" for n in available()} <= ids
+
+
+def test_timing_script_rewrites_only_between_markers(tmp_path, monkeypatch):
+    mt = _measure_times()
+    doc = tmp_path / "x.md"
+    doc.write_text("a <!-- time:quick-comp -->85 s<!-- /time --> | <!-- when:quick-comp -->-<!-- /when -->\n"
+                   "85 s elsewhere <!-- time:quick-ncaqm -->~1 min<!-- /time -->\n")
+    monkeypatch.setattr(mt, "docs", lambda: [doc])
+    monkeypatch.setattr(mt, "REPO", tmp_path)
+    changes = mt.rewrite({("time", "quick-comp"): "~90 s", ("when", "quick-comp"): "2026-11-27, 2 cores"}, False)
+    assert doc.read_text() == ("a <!-- time:quick-comp -->~90 s<!-- /time --> | <!-- when:quick-comp -->"
+                               "2026-11-27, 2 cores<!-- /when -->\n85 s elsewhere <!-- time:quick-ncaqm -->~1 min"
+                               "<!-- /time -->\n")
+    assert len(changes) == 2
+    assert [mt.rounded(x) for x in (3.4, 42, 150, 1500)] == ["~3 s", "~40 s", "~2.5 min", "~25 min"]
