@@ -258,3 +258,24 @@ def test_fig2_claim_pass_and_fail():
                              for s in ("estimated", "configured") for t in ("newreno", "vegas") for l in (0.0, 0.3)])
     assert all(c.holds for c in comp.claim_fig2(df(95.0)))
     assert not any(c.holds for c in comp.claim_fig2(df(70.0)))
+
+
+@pytest.mark.parametrize("seeds,cut", [((1, 2), True), (tuple(range(1, 11)), False)])
+def test_fig2_axis_is_not_stretched_by_a_ci_from_few_seeds(seeds, cut):
+    # Two seeds 100 kbit/s apart: the 95% CI's half-width is 12.7 x 50 = 635 kbit/s around a
+    # mean near 250; the axis follows the means then (and says so), with ten seeds the CIs.
+    rows = [{"kind": "fig2", "relays": 2, "tcp": "newreno", "loss": loss, "series": s, "seed": seed,
+             "throughput_kbps": 200.0 + 100.0 * (seed % 2) - 100 * loss}
+            for s in comp.FIG2_SERIES for loss in (0.0, 0.2) for seed in seeds]
+    analysis = comp._fig2(pd.DataFrame(rows))
+    [fig] = analysis.figures
+    ax = fig.figure.axes[0]
+    top = ax.get_ylim()[1]
+    means = [250.0 - 0.0, 250.0 - 20.0] if len(seeds) == 2 else [250.0, 230.0]
+    if cut:
+        assert top == pytest.approx(1.1 * max(means)) and "whiskers run off its top" in fig.caption
+    else:
+        assert top > max(means) + 30 and "whiskers" not in fig.caption      # CIs of 10 seeds fit
+    import matplotlib.pyplot as plt
+
+    plt.close(fig.figure)

@@ -674,18 +674,40 @@ def _fig2(df) -> Analysis:
                     summary.setdefault(str(r), {}).setdefault(t, {}).setdefault(str(int(loss)), {})[s] = m
                 rows.append(row)
     fig, axs = grid_figure(6.0 * max(1, len(tcps)), 3.6 * len(relays), len(relays), max(1, len(tcps)))
+    cut = False
     for i, r in enumerate(relays):
         for j, t in enumerate(tcps):
-            line_panel(axs[i, j], d[(d["relays"] == r) & (d["tcp"] == t)], "loss_pct", "series", "throughput_kbps",
+            sub = d[(d["relays"] == r) & (d["tcp"] == t)]
+            line_panel(axs[i, j], sub, "loss_pct", "series", "throughput_kbps",
                        list(FIG2_SERIES), LABELS, f"{r} relays, {t}", "Loss rate on every link (%)",
                        "Throughput (kbit/s)")
+            cut |= _axis_over_means(axs[i, j], sub)
             axs[i, j].legend(fontsize=7)
     return Analysis(summary={"fig2_kbps": summary},
                     tables=[TableOut("fig2", "Fig. 2: CoMP on the diamond, Alg. 1's estimate against the configured "
                                              "loss (kbit/s, mean ± 95% CI over seeds)", pd.DataFrame(rows))],
                     figures=[FigureOut("fig2", "Fig. 2: throughput against the loss rate on the diamond", fig,
                                        "Mean over seeds ± 95% CI; the configured loss gives each node the "
-                                       "redundancy its links need (the paper's optimal curve).")])
+                                       "redundancy its links need (the paper's optimal curve)."
+                                       + (f" With {FEW_SEEDS} seeds or fewer a CI is too wide to scale the axis by: "
+                                          "the axis follows the means, and such whiskers run off its top."
+                                          if cut else ""))])
+
+
+FEW_SEEDS = 3
+
+
+def _axis_over_means(ax, sub) -> bool:
+    """Scales the y axis to the means, and to the CIs of points with more than FEW_SEEDS
+    seeds only: a CI from 2-3 seeds (t = 4.3-12.7) would stretch it far beyond the data.
+    True if a whisker now runs off the top."""
+    st = [v for v in stats_by(sub, ["series", "loss_pct"], "throughput_kbps").values() if math.isfinite(v[0])]
+    if not st:
+        return False
+    top = max(m + (ci if n > FEW_SEEDS and math.isfinite(ci) else 0.0) for m, ci, n in st)
+    top = top * 1.1 if top > 0 else 1.0
+    ax.set_ylim(0, top)
+    return any(math.isfinite(ci) and m + ci > top for m, ci, _ in st)
 
 
 def _notes(quick: bool, df, results: dict) -> Analysis:
