@@ -57,9 +57,11 @@ class Scenario:
     @classmethod
     def from_toml(cls, text: str, source: str = "<toml>") -> "Scenario":
         try:
-            return cls(tomllib.loads(text))
+            sc = cls(tomllib.loads(text))
         except tomllib.TOMLDecodeError as e:
             raise scenario_error(source, f"invalid TOML: {e}") from None
+        sc._toml_source = (source, text)   # for `ncmesh run`'s line and column of a value error
+        return sc
 
     @classmethod
     def from_json(cls, text: str, source: str = "<json>") -> "Scenario":
