@@ -24,7 +24,8 @@ usage: .venv/bin/python scripts/measure_times.py [ITEM ...] [--dry-run] [--jobs 
 
 Each item runs in a temporary folder (outputs deleted afterwards), one at a time, and the
 measured wall time is written rounded ("~20 s", "~3 min"). Times depend on the machine: run
-it on the 2-core machine the docs speak of, with nothing else running.
+it on the 2-core machine the docs speak of, with nothing else running (the load average
+before each item is written beside it when it is above 0.5).
 """
 
 from __future__ import annotations
@@ -77,7 +78,13 @@ def timed(cmd: list[str], cwd: Path, env: dict | None = None) -> float:
     """Runs cmd (output to a log that is printed only if it fails); its wall time in s."""
     log = tempfile.NamedTemporaryFile("w+", prefix="measure-times-", suffix=".log", delete=False)
     t0 = time.monotonic()
-    p = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT)
+    p = subprocess.Popen(cmd, cwd=cwd, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        p.wait()
+    except BaseException:                 # Ctrl-C or kill: the measured command stops too
+        p.terminate()
+        p.wait()
+        raise
     wall = time.monotonic() - t0
     if p.returncode not in (0,):
         log.seek(0)
@@ -135,7 +142,17 @@ def check() -> int:
     return 1 if bad else 0
 
 
+def _sigterm_as_interrupt() -> None:
+    import signal
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def main(argv: list[str] | None = None) -> int:
+    _sigterm_as_interrupt()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("items", nargs="*", metavar="ITEM")
     ap.add_argument("--dry-run", action="store_true")
@@ -157,11 +174,16 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     values = {}
     for it in items:
+        load = os.getloadavg()[0]
+        if load > 0.5:
+            print(f"measure_times: the machine is busy (load {load:.1f} before {it}): the time will be high, "
+                  "and the docs will say so", file=sys.stderr)
         print(f"measuring {it} ...", file=sys.stderr, flush=True)
         wall = measure(it, args.jobs)
         values[("time", it)] = rounded(wall)
         date = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d")
-        values[("when", it)] = f"{date}, {os.cpu_count()} cores"
+        busy = f", load {load:.1f} from other work" if load > 0.5 else ""
+        values[("when", it)] = f"{date}, {os.cpu_count()} cores{busy}"
         print(f"{it}: {wall:.1f} s ({values[('time', it)]})", flush=True)
         # each measurement is written as soon as it is made: an interrupted run keeps them
         for line in rewrite({("time", it): values[("time", it)], ("when", it): values[("when", it)]},
