@@ -11,9 +11,9 @@ Heavy dependencies (pandas, pyarrow, matplotlib) are imported only when used.
 from ._core import ScenarioError
 from ._core import version as _core_version
 from .result import RunResult
-from .run import run
+from .run import UncodedUdpWarning, run
 from .scenario import Scenario
 
 __version__ = _core_version()
 
-__all__ = ["Scenario", "run", "RunResult", "ScenarioError", "__version__"]
+__all__ = ["Scenario", "run", "RunResult", "ScenarioError", "UncodedUdpWarning", "__version__"]

@@ -229,10 +229,14 @@ def cmd_run(args) -> int:
         raise UsageError("run: --series needs --json (the text summary has no time series; "
                          "--out writes them as Parquet)")
     sc = _load(args.file, args.overrides)
-    if args.pcap:
-        result = RunResult(_core.run(sc.to_dict(), args.seed, args.pcap))
-    else:
-        result = RunResult(_core.run(sc.to_dict(), args.seed))
+    try:
+        _note_uncoded_udp(sc)
+        if args.pcap:
+            result = RunResult(_core.run(sc.to_dict(), args.seed, args.pcap))
+        else:
+            result = RunResult(_core.run(sc.to_dict(), args.seed))
+    except ScenarioError as e:
+        raise _located(e, sc, args.overrides) from None
     if args.out:
         result.write(args.out)
     if args.json:
@@ -248,9 +252,49 @@ def cmd_run(args) -> int:
 
 def cmd_validate(args) -> int:
     # The checks of `run` without the simulation: fields, then building the network.
-    _load(args.file, args.overrides).validate(seed=args.seed)
+    sc = _load(args.file, args.overrides)
+    try:
+        sc.validate(seed=args.seed)
+        _note_uncoded_udp(sc)
+    except ScenarioError as e:
+        raise _located(e, sc, args.overrides) from None
     print("ok")
     return 0
+
+
+def _located(e: ScenarioError, sc, overrides: list[str]) -> ScenarioError:
+    """The error with the file, line and column of its field appended, when the scenario
+    came from a TOML file that writes the field (not a value given with --set)."""
+    from .errors import scenario_error
+    from .locate import _field, locate
+    from .overrides import parse_assignment, split_key
+
+    source = getattr(sc, "_toml_source", None)
+    field, message = getattr(e, "field", ""), getattr(e, "message", None)
+    if not source or not field or message is None:
+        return e
+    want = _field(field)
+    for assignment in overrides:
+        try:
+            key = [str(k) for k in split_key(parse_assignment(assignment)[0])]
+        except (ValueError, ScenarioError):
+            continue
+        n = min(len(key), len(want))
+        if key[:n] == want[:n]:
+            return e                      # the value (or the table holding it) came from --set
+    where = locate(source[1], field)
+    if where is None:
+        return e
+    return scenario_error(field, f"{message} ({source[0]}, line {where[0]}, column {where[1]})")
+
+
+def _note_uncoded_udp(sc) -> None:
+    """Says once (standard error) when the scheme codes only TCP and a flow is UDP."""
+    from .scenario import uncoded_udp_note
+
+    note = uncoded_udp_note(sc.resolved())
+    if note:
+        print(note, file=sys.stderr)
 
 
 def cmd_compare_ns3(args) -> int:

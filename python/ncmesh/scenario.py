@@ -14,6 +14,29 @@ from .errors import scenario_error
 from .overrides import set_path
 
 
+# Coding schemes that code only TCP segments and acknowledgements: a UDP flow passes them
+# uncoded (crates/ncmesh-core/src/coding/: comp, more and the tcp-nc coder act on TCP
+# packets and pass the rest on; piggycode's roles are TCP DATA and ACK, "anything else:
+# never coded"). COPE, NCAQM, BFLY, Pipeline and ComboCoding code UDP too; Horizon codes
+# nothing. {scheme.name or scheme.intra value: the scheme's name in the papers}.
+TCP_ONLY_CODING = {"comp": "CoMP", "more": "MORE", "tcp-nc": "TCP/NC", "piggycode": "PiggyCode",
+                   "waittime": "PiggyCode"}
+
+
+def uncoded_udp_note(resolved: dict) -> str | None:
+    """One line when a scheme that codes only TCP runs with UDP flows (they are carried
+    uncoded), else None. `resolved`: a scenario with its defaults (`Scenario.resolved()`)."""
+    scheme = resolved.get("scheme") or {}
+    names = [n for n in (scheme.get("name"), scheme.get("intra")) if n in TCP_ONLY_CODING]
+    udp = [i for i, f in enumerate(resolved.get("flows") or []) if f.get("transport") == "udp"]
+    if not names or not udp:
+        return None
+    field = "scheme.name" if names[0] == scheme.get("name") else "scheme.intra"
+    which = f"flow {udp[0]} is" if len(udp) == 1 else f"flows {', '.join(map(str, udp))} are"
+    return (f"note: {field} = {names[0]!r} ({TCP_ONLY_CODING[names[0]]}) codes only TCP: UDP {which} "
+            "carried uncoded")
+
+
 class Scenario:
     """A scenario as given (missing fields take their defaults when resolved or run).
 
@@ -34,9 +57,11 @@ class Scenario:
     @classmethod
     def from_toml(cls, text: str, source: str = "<toml>") -> "Scenario":
         try:
-            return cls(tomllib.loads(text))
+            sc = cls(tomllib.loads(text))
         except tomllib.TOMLDecodeError as e:
             raise scenario_error(source, f"invalid TOML: {e}") from None
+        sc._toml_source = (source, text)   # for `ncmesh run`'s line and column of a value error
+        return sc
 
     @classmethod
     def from_json(cls, text: str, source: str = "<json>") -> "Scenario":

@@ -14,7 +14,9 @@ SHORT = {"simulation.duration_s": 12.0, "simulation.measure_start_s": 2.0}
 
 
 def run_cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    """`ncmesh ARGS...` in a fresh interpreter (same one as the tests)."""
+    """`ncmesh ARGS...` in a fresh interpreter (same one as the tests). No wall-clock
+    timeout: a quick reproduction on a busy 2-core machine takes longer than any fixed
+    limit (combocoding's took 9 min under a load of 4.6 from other work)."""
     return subprocess.run(
         [sys.executable, "-m", "ncmesh", *args],
         input=input, capture_output=True, text=True,

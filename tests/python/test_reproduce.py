@@ -95,11 +95,35 @@ def test_reproduce_small_variant(tmp_path):
     again = reproduce("chain-vs-ns3", quick=True, out_dir=out, sweeps={"": tiny_sweep("chain-vs-ns3")},
                       jobs=1, progress=False, log=lambda m: None)
     assert (again["runs"]["done"], again["runs"]["reused"]) == (0, 4)
-    messages = []
+    # another sweep: the old results are moved aside (kept, with their sweep), said through
+    # `notice` even when `log` is silent, never pooled with the new ones
+    notices = []
     other = reproduce("chain-vs-ns3", quick=True, out_dir=out, sweeps={"": tiny_sweep("chain-vs-ns3", hops=(1,), seeds=1)},
-                      jobs=1, progress=False, log=messages.append)
-    assert (other["runs"]["done"], other["runs"]["reused"]) == (1, 0) and "removing" in messages[0]
+                      jobs=1, progress=False, log=lambda m: None, notice=notices.append)
+    assert (other["runs"]["done"], other["runs"]["reused"]) == (1, 0)
     assert set(other["goodput_kbps"]) == {"1"}
+    [kept] = out.glob("previous-*/results")
+    assert len(notices) == 1 and notices[0].startswith(f"{out / 'results'}: results of a different sweep (")
+    assert f"moved them to {kept}" in notices[0] and "--force" in notices[0]
+    assert len(list((kept / "runs").glob("*.parquet"))) == 4 and (kept / "store.json").is_file()
+    # --force: deleted instead, and said so
+    forced = reproduce("chain-vs-ns3", quick=True, out_dir=out, sweeps={"": tiny_sweep("chain-vs-ns3")},
+                       jobs=1, progress=False, log=lambda m: None, notice=notices.append, force=True)
+    assert (forced["runs"]["done"], forced["runs"]["reused"]) == (4, 0)
+    assert len(notices) == 2 and notices[1].endswith("; deleted them (--force)")
+    assert list(out.glob("previous-*/results")) == [kept]
+
+
+def test_reproduce_quiet_still_says_it_moves_another_sweeps_results(tmp_path, cli):
+    # `--quiet` hides progress, never the move of another sweep's results.
+    out = tmp_path / "exp"
+    reproduce("chain-vs-ns3", quick=True, out_dir=out, sweeps={"": tiny_sweep("chain-vs-ns3", hops=(1,), seeds=1)},
+              jobs=1, progress=False, log=lambda m: None)
+    p = cli("reproduce", "chain-vs-ns3", "--quick", "--seeds", "1", "--quiet", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    [line] = p.stderr.splitlines()
+    [kept] = out.glob("previous-*/results")
+    assert line.startswith(f"{out / 'results'}: results of a different sweep (") and f"moved them to {kept}" in line
 
 
 def test_reproduce_cli_list_and_errors(cli):

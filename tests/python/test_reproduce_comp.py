@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import math
 
 import pandas as pd
@@ -107,6 +108,17 @@ def test_tiny_run_writes_tables_figures_and_claims(tiny):
     # The ratio claims have numbers.
     [ratio] = [c for c in claims if "about 10x TCP-ARQ (newreno)" in c["claim"]]
     assert ratio["ours"].startswith("largest ratio")
+    # Every ratio statistic says what it is over: the largest and the headline median over
+    # the pairs where TCP-ARQ carried something, the claim's median over all pairs.
+    assert re.search(r"largest ratio [\d.]+x over the \d+ pairs where TCP-ARQ carried something "
+                     r"\(median over all \d+ pairs, those where it carried nothing counted as above every "
+                     r"ratio: [\d.]+\)", ratio["ours"]), ratio["ours"]
+    [one_hop] = [c for c in claims if "on one-hop pairs TCP-ARQ performs like CoMP" in c["claim"]
+                 and "(newreno)" in c["claim"]]
+    assert "median CoMP / TCP-ARQ over the pairs (those where TCP-ARQ carried nothing" in one_hop["ours"]
+    [headline] = [v for label, v in s["highlights"] if label == "CoMP / TCP-ARQ, one flow (newreno)"]
+    assert re.fullmatch(r"largest [\d.]+x, median [\d.]+, over the \d+ pairs where TCP-ARQ carried something "
+                        r"\(paper: up to about 10x\)", headline), headline
     assert set(s["fig2_kbps"]["2"]["newreno"]) == {"0", "20"}
     # MORE has no runs: its claim says so and does not hold.
     more = [c for c in claims if "MORE's throughput falls" in c["claim"]]
@@ -246,3 +258,24 @@ def test_fig2_claim_pass_and_fail():
                              for s in ("estimated", "configured") for t in ("newreno", "vegas") for l in (0.0, 0.3)])
     assert all(c.holds for c in comp.claim_fig2(df(95.0)))
     assert not any(c.holds for c in comp.claim_fig2(df(70.0)))
+
+
+@pytest.mark.parametrize("seeds,cut", [((1, 2), True), (tuple(range(1, 11)), False)])
+def test_fig2_axis_is_not_stretched_by_a_ci_from_few_seeds(seeds, cut):
+    # Two seeds 100 kbit/s apart: the 95% CI's half-width is 12.7 x 50 = 635 kbit/s around a
+    # mean near 250; the axis follows the means then (and says so), with ten seeds the CIs.
+    rows = [{"kind": "fig2", "relays": 2, "tcp": "newreno", "loss": loss, "series": s, "seed": seed,
+             "throughput_kbps": 200.0 + 100.0 * (seed % 2) - 100 * loss}
+            for s in comp.FIG2_SERIES for loss in (0.0, 0.2) for seed in seeds]
+    analysis = comp._fig2(pd.DataFrame(rows))
+    [fig] = analysis.figures
+    ax = fig.figure.axes[0]
+    top = ax.get_ylim()[1]
+    means = [250.0 - 0.0, 250.0 - 20.0] if len(seeds) == 2 else [250.0, 230.0]
+    if cut:
+        assert top == pytest.approx(1.1 * max(means)) and "whiskers run off its top" in fig.caption
+    else:
+        assert top > max(means) + 30 and "whiskers" not in fig.caption      # CIs of 10 seeds fit
+    import matplotlib.pyplot as plt
+
+    plt.close(fig.figure)

@@ -96,3 +96,26 @@ def test_report_screenshot(quick_run, tmp_path):
     assert r["figures"] == len(FIGURES) and r["loaded"] == len(FIGURES)
     stddev, colours = pixel_stats(shot)
     assert stddev > 10 and colours > 50, (stddev, colours)
+
+
+def test_fig3_makes_copes_change_visible():
+    # Beside the six goodput lines, a panel of COPE's change per TCP (paired per seed), the
+    # series the paper's claim is about.
+    import pandas as pd
+
+    gain = {"newreno": 20.0, "few": 10.0, "ap": -5.0}
+    rows = [{"tcp.variant": v, "scheme.name": s, "hops": h, "seed": seed,
+             "throughput_kbps": (600.0 / h) * (1 + (gain[v] / 100 if s == "cope" else 0))}
+            for v in cope_tcp.VARIANTS for s in ("none", "cope") for h in cope_tcp.CHAIN_HOPS for seed in (1, 2)]
+    analysis = cope_tcp._chain(pd.DataFrame(rows))
+    [fig] = [f.figure for f in analysis.figures if f.name == "fig3_chain"]
+    goodput, change = fig.axes[:2]
+    assert change.get_ylabel() == "COPE's change of goodput (%)"
+    labels = [t.get_text() for t in change.get_legend().get_texts()]
+    assert labels == [cope_tcp.VLABEL[v] for v in cope_tcp.VARIANTS]
+    ys = {c.get_label(): list(c.lines[0].get_ydata()) for c in change.containers}   # errorbar series
+    for v in cope_tcp.VARIANTS:
+        assert ys[cope_tcp.VLABEL[v]] == pytest.approx([gain[v]] * len(cope_tcp.CHAIN_HOPS))
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

@@ -145,3 +145,30 @@ def test_report_screenshot(quick_run, tmp_path):
     assert size and int(size.group(1)) > 500 and int(size.group(2)) > 300
     stddev, colours = pixel_stats(shot)
     assert stddev > 10 and colours > 50, (stddev, colours)
+
+
+def test_fig7_shows_the_papers_values_beside_ours():
+    # The capacity figure's fifth panel: X's improvement over noNC, ours and the paper's
+    # (40 -> 42% NCAQM, 27 -> 16% COPE at 1 and 11 Mbit/s), on an axis that holds both.
+    import pandas as pd
+
+    from ncmesh.experiments.figures import grid_figure
+
+    key = "mac.data_rate_mbps"
+    rows = [{key: c, "scheme": s, "seed": seed, "throughput_kbps": base * (1 + gain / 100) + seed}
+            for c in ncaqm.CAPACITIES for seed in (1, 2, 3)
+            for s, base, gain in (("none", 500.0, 0), ("cope", 500.0, -8), ("ncaqm", 500.0, 12))]
+    fig, axes = grid_figure(5, 4)
+    ax = axes[0, 0]
+    ncaqm._fig7_paper_panel(ax, pd.DataFrame(rows), key, "capacity")
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert list(lines["TCP+NCAQM (paper)"].get_xdata()) == [1.0, 11.0]
+    assert list(lines["TCP+NCAQM (paper)"].get_ydata()) == [40, 42]
+    assert list(lines["TCP+COPE (paper)"].get_ydata()) == [27, 16]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert {"TCP+COPE (ours)", "TCP+NCAQM (ours)", "TCP+COPE (paper)", "TCP+NCAQM (paper)"} <= set(labels)
+    low, high = ax.get_ylim()
+    assert low < -8 and high >= 42                     # our negative COPE and the paper's 42% both show
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

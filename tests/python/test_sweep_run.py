@@ -130,12 +130,13 @@ name = "with-failures"
 [base]
 builder = "chain"
 options = { hops = 1, duration = 3 }
-set = { "simulation.measure_start_s" = 1.5 }
 [grid]
 # 150 m < 200 m spacing: no route (found when the network is built, i.e. at run time)
 "channel.rx_range_m" = [250.0, 150.0]
-# 1.0 s is shorter than the measurement start: invalid when the scenario is resolved
-"simulation.duration_s" = [3.0, 1.0]
+# (2.0, 2.5): the measurement starts after the end, invalid when the scenario is resolved;
+# no value is invalid for every run (that would be refused before any run starts)
+"simulation.duration_s" = [3.0, 2.0]
+"simulation.measure_start_s" = [2.5, 0.5]
 [seeds]
 list = [4]
 """
@@ -147,24 +148,26 @@ def test_failed_runs_are_recorded_and_exit_1(tmp_path, cli):
     out = tmp_path / "out"
     p = cli("sweep", str(path), "--out", str(out), "--jobs", "2")
     assert p.returncode == 1, p.stderr
-    assert "1 done now" in p.stdout and "3 failed" in p.stdout
+    assert "3 done now" in p.stdout and "5 failed" in p.stdout
     res = open_results(out)
-    assert len(res.runs) == 1
-    assert res.runs.iloc[0][["channel.rx_range_m", "simulation.duration_s"]].tolist() == [250.0, 3.0]
-    errors = res.errors.sort_values(["channel.rx_range_m", "simulation.duration_s"])
-    assert len(errors) == 3
-    messages = errors.error.tolist()
-    assert "measure_start_s" in messages[0]          # (150, 1.0): invalid scenario
-    assert "no route" in messages[1]                 # (150, 3.0): fails at run time
-    assert "measure_start_s" in messages[2]          # (250, 1.0)
+    keys = ["channel.rx_range_m", "simulation.duration_s", "simulation.measure_start_s"]
+    assert sorted(map(tuple, res.runs[keys].values.tolist())) == [(250.0, 2.0, 0.5), (250.0, 3.0, 0.5),
+                                                                   (250.0, 3.0, 2.5)]
+    errors = res.errors.sort_values(keys)
+    assert len(errors) == 5
+    by_point = {tuple(r[k] for k in keys): r["error"] for _, r in errors.iterrows()}
+    for rx in (250.0, 150.0):                        # invalid scenario
+        assert "measure_start_s" in by_point[(rx, 2.0, 2.5)]
+    for point in [(150.0, 2.0, 0.5), (150.0, 3.0, 0.5), (150.0, 3.0, 2.5)]:
+        assert "no route" in by_point[point]         # fails at run time
     files = sorted(os.listdir(out / "errors"))
-    assert len(files) == 3
+    assert len(files) == 5
     record = json.loads((out / "errors" / files[0]).read_text())
     assert {"run_key", "seed", "params", "error", "ncmesh_version"} <= set(record)
     assert record["seed"] == 4 and "\n" not in record["error"]
     # The rerun tries the failed runs again (and they fail again): still exit 1.
     p = cli("sweep", str(path), "--out", str(out), "-q")
-    assert p.returncode == 1 and "1 done before" in p.stdout
+    assert p.returncode == 1 and "3 done before" in p.stdout
 
 
 def test_success_replaces_error_file(chain_sweep, tmp_path):

@@ -80,11 +80,11 @@ def test_range_expansion():
 def test_nested_toml_tables_are_dotted_keys(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text('name = "n"\n[base]\nbuilder = "chain"\n[base.set]\nsimulation.duration_s = 3.0\n'
-                    '[grid]\ntcp.sack = [false, true]\n"loss.0.rate" = { range = [0.0, 0.1, 0.05] }\n')
+                    'simulation.measure_start_s = 1.0\n[grid]\ntcp.sack = [false, true]\n"loss.0.rate" = { range = [0.0, 0.1, 0.05] }\n')
     sweep = load_sweep(path)
     assert list(sweep.grid) == ["tcp.sack", "loss.0.rate"]
     assert sweep.grid["loss.0.rate"] == [0.0, 0.05, 0.1]
-    assert sweep.set == {"simulation.duration_s": 3.0}
+    assert sweep.set == {"simulation.duration_s": 3.0, "simulation.measure_start_s": 1.0}
     assert sweep.seeds == [1]                                 # default: one seed, 1
     assert len(sweep.runs()) == 6
 
@@ -164,10 +164,44 @@ def test_cli_bad_sweep_file_exits_2_with_one_line(tmp_path, cli):
 
 def test_value_errors_are_run_failures_not_file_errors():
     # An invalid value for one combination: the sweep loads, that run carries its error.
-    sweep = load_sweep(sweep_dict(grid={"hops": [1], "simulation.duration_s": [4.0, 0.5]}))
-    ok, bad = sweep.runs()[::2]
-    assert ok.error is None
+    # (Duration 2.0 is invalid only with measure_start 2.5, so the sweep is not refused.)
+    sweep = load_sweep(sweep_dict(grid={"hops": [1], "simulation.duration_s": [4.0, 2.0],
+                                        "simulation.measure_start_s": [2.5, 0.5]}))
+    ok, bad = sweep.runs()[0], sweep.runs()[4]
+    assert ok.params["simulation.duration_s"] == 4.0 and ok.error is None
+    assert bad.params == {"hops": 1, "simulation.duration_s": 2.0, "simulation.measure_start_s": 2.5}
     assert bad.error and "measure_start_s" in bad.error and len(bad.key) == 16
+
+
+def test_a_grid_value_invalid_for_every_run_is_refused_before_any_run(tmp_path, cli):
+    # scheme.name = "copee" is invalid whatever the other keys: refused with the line of
+    # `ncmesh validate`, no run started, no results directory made.
+    path = tmp_path / "typo.toml"
+    path.write_text('name = "typo"\n[base]\nbuilder = "chain"\noptions = { duration = 4 }\n'
+                    '[grid]\nhops = [1, 2]\n"scheme.name" = ["cope", "copee"]\n')
+    scenario = tmp_path / "chain.toml"
+    scenario.write_text(ncmesh.Scenario.build("chain", hops=1, duration=4).to_toml())
+    validate = cli("validate", str(scenario), "--set", 'scheme.name="copee"')
+    assert validate.returncode == 2 and validate.stderr.startswith('error: scheme.name: "copee"')
+    for extra in ([], ["--dry-run"]):
+        p = cli("sweep", str(path), "--out", str(tmp_path / "out"), *extra)
+        assert p.returncode == 2
+        assert p.stderr.splitlines() == validate.stderr.splitlines()
+        assert not (tmp_path / "out").exists()
+    # the same for a base that makes every run invalid, and for the first value of a key
+    e = error_of(sweep_dict(base={"builder": "chain", "set": {"scheme.name": "copee"}}))
+    assert str(e).startswith('scheme.name: "copee" is not a coding scheme')
+    e = error_of(sweep_dict(grid={"hops": [1, 2], "scheme.name": ["copee", "cope"]}))
+    assert str(e).startswith('scheme.name: "copee" is not a coding scheme')
+
+
+def test_a_value_invalid_only_with_some_other_values_is_left_to_the_runs():
+    # duration 2.0 is invalid only with measure_start 2.5: the sweep loads.
+    sweep = load_sweep(sweep_dict(base={"builder": "chain", "options": {"duration": 3}},
+                                  grid={"simulation.duration_s": [3.0, 2.0],
+                                        "simulation.measure_start_s": [2.5, 0.5]}, seeds={"count": 1}))
+    errors = {tuple(r.params.values()): r.error for r in sweep.runs()}
+    assert [k for k, e in errors.items() if e] == [(2.0, 2.5)]
 
 
 # ---------------------------------------------------------------- keys

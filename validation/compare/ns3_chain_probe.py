@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The ns-3 anchor's chain (../shared/anchors/ns3/chain_tcp.py, --topo chain) with extra counters.
+"""The ns-3 anchor's chain (chain_tcp.py --topo chain; the anchor is not part of this repository) with extra counters.
 
 A trimmed copy of the anchor (same TCP, MAC, PHY and channel settings; chain topology only;
 --per and --qdisc default/--arp dynamic left out) that additionally records, per node:

@@ -2,11 +2,12 @@
 # Extra ns-3 runs (runs 4-9) of the anchor's chain with delayed ACK off (--delack 1), hops 3-8,
 # to see how often ns-3 lands in its low-goodput regime (docs/validation.md, "Delayed ACK off").
 # Writes validation/compare/ns3_delackoff_extra.csv (the anchor's CSV format). 2 runs at a time.
-#   NS3_PYTHON=/work/ns3-venv/bin/python bash validation/compare/run_ns3_delackoff_extra.sh
+#   ANCHOR=/path/to/chain_tcp.py NS3_PYTHON=/work/ns3-venv/bin/python bash validation/compare/run_ns3_delackoff_extra.sh
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PY="${NS3_PYTHON:-/work/ns3-venv/bin/python}"
-ANCHOR="${ANCHOR:-$HERE/../../../shared/anchors/ns3/chain_tcp.py}"
+# ANCHOR: the ns-3 anchor script chain_tcp.py (not part of this repository; required)
+ANCHOR="${ANCHOR:?give ANCHOR=/path/to/chain_tcp.py, the ns-3 anchor script (not part of this repository)}"
 OUT="$HERE/ns3_delackoff_extra.csv"
 TMP="$HERE/.delackoff_parts"
 rm -rf "$TMP"; mkdir -p "$TMP"

@@ -15,7 +15,8 @@
 #   NS3_PYTHON     python interpreter that can `from ns import ns` (ns-3 3.44 PyPI wheel).
 #                  Default: $REPO/.venv-ns3/bin/python, created with `pip install ns3==3.44.*`
 #                  if missing or if ns3 is not importable from it.
-#   NS3_CHAIN_TCP  scenario script (default: $REPO/../shared/anchors/ns3/chain_tcp.py)
+#   NS3_CHAIN_TCP  the ns-3 anchor scenario script chain_tcp.py (required: it is not part of
+#                  this repository; validation/ns3/README.md lists its settings)
 #
 # One process per simulation (the scenario script's RNG stream assignment relies on it).
 # The output is written to OUTPUT_CSV.partial and renamed to OUTPUT_CSV only when every
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     --quick) QUICK=1 ;;
     -j) shift; JOBS="${1:?-j needs a number}" ;;
     -j*) JOBS="${1#-j}" ;;
-    -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run_ns3.sh: unknown option $1" >&2; exit 2 ;;
     *) [ -z "$OUT" ] || { echo "run_ns3.sh: only one output path" >&2; exit 2; }; OUT="$1" ;;
   esac
@@ -47,8 +48,9 @@ fi
 mkdir -p "$(dirname "$OUT")"
 OUT="$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")"
 
-CHAIN_TCP="${NS3_CHAIN_TCP:-$REPO/../shared/anchors/ns3/chain_tcp.py}"
-[ -f "$CHAIN_TCP" ] || { echo "run_ns3.sh: scenario script not found: $CHAIN_TCP" >&2; exit 1; }
+CHAIN_TCP="${NS3_CHAIN_TCP:-}"
+[ -n "$CHAIN_TCP" ] || { echo "run_ns3.sh: NS3_CHAIN_TCP: not set; give the path of the ns-3 anchor script chain_tcp.py (not part of this repository)" >&2; exit 2; }
+[ -f "$CHAIN_TCP" ] || { echo "run_ns3.sh: NS3_CHAIN_TCP: $CHAIN_TCP: no such file" >&2; exit 1; }
 
 # ---- interpreter
 has_ns3() { "$1" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("ns") is None)' 2>/dev/null; }

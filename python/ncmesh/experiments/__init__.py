@@ -74,12 +74,18 @@ def get(name: str) -> ModuleType:
 
 def reproduce(name: str, quick: bool = False, out_dir: str | os.PathLike | None = None,
               sweeps: dict[str, dict] | None = None, seeds: int | None = None, jobs: int | None = None,
-              progress: bool = True, command: str | None = None, log=print) -> dict:
+              progress: bool = True, command: str | None = None, log=print, force: bool = False,
+              notice=None) -> dict:
     """Runs experiment `name` and writes its outputs into out_dir (default out/NAME).
 
     `sweeps` ({part: sweep}) replaces the experiment's sweeps (tests use smaller ones);
     `seeds` replaces their seed count (seeds 1..N). Returns the summary written to
     summary.json.
+
+    Results of a different sweep in OUT/results (an earlier --quick run, an edited
+    experiment) are never pooled with these: they are moved to OUT/previous-<time>/ (kept,
+    with their sweep.toml), or deleted when `force`. Either is said on one line through
+    `notice` (default: standard error), which `log` being silent does not silence.
     """
     from .. import __version__
     from ..report.html import json_dumps
@@ -88,7 +94,10 @@ def reproduce(name: str, quick: bool = False, out_dir: str | os.PathLike | None 
     out = Path(out_dir) if out_dir else Path("out") / name
     specs = _specs(sweeps if sweeps is not None else module.sweeps(quick), seeds)
     out.mkdir(parents=True, exist_ok=True)
-    results, runs = _run_parts(specs, out, jobs, progress, log)
+    if notice is None:
+        def notice(message: str) -> None:
+            print(message, file=sys.stderr, flush=True)
+    results, runs = _run_parts(specs, out, jobs, progress, log, force, notice)
 
     analysis: Analysis = module.analyze(results, quick)
     written = _write_tables_and_figures(analysis, out)
@@ -142,39 +151,82 @@ class _Runs:
     wall_s: float = 0.0
 
 
-def _run_parts(specs: dict[str, dict], out: Path, jobs, progress: bool, log) -> tuple[dict, _Runs]:
+def _run_parts(specs: dict[str, dict], out: Path, jobs, progress: bool, log, force: bool = False,
+               notice=print) -> tuple[dict, _Runs]:
     """Runs every part into OUT/results (one part) or OUT/results/<part>, each part's sweep in
     OUT/sweep.toml or OUT/sweeps/<part>.toml (OUT/sweep.toml then holds them all). Results of
-    a sweep that changed, and parts that no longer exist, are removed first. Returns
-    ({part: Results}, the run counts)."""
+    a sweep that changed, and of parts that no longer exist, are first moved aside
+    (`_Aside`), or deleted when `force`, each said through `notice`. Returns ({part:
+    Results}, the run counts)."""
     from ..sweep import load_sweep, open_results, run_sweep
     from .spec import to_toml
 
     one = _one_part(specs)
     texts = {part: to_toml(spec) for part, spec in specs.items()}
+    aside = _Aside(out, force, notice)
     runs = _Runs()
     results = {}
     for part, spec in specs.items():
         results_dir = out / "results" if one else out / "results" / part
         spec_file = out / "sweep.toml" if one else out / "sweeps" / f"{part}.toml"
         if results_dir.exists() and (not spec_file.is_file() or spec_file.read_text(encoding="utf-8") != texts[part]):
-            log(f"{results_dir}: results of a different sweep; removing them")
-            shutil.rmtree(results_dir)
+            aside.remove(results_dir, f"results of a different sweep ({_what_differs(results_dir, spec)})")
         spec_file.parent.mkdir(parents=True, exist_ok=True)
         spec_file.write_text(texts[part], encoding="utf-8")
         if not one and progress:
             log(f"part {part}: {len(load_sweep(spec))} runs")
         rep = run_sweep(load_sweep(spec), results_dir, jobs=jobs, progress=progress)
+        for note in rep.notes:
+            notice(note if one else f"part {part}: {note}")
         runs.done, runs.skipped, runs.failed = runs.done + rep.done, runs.skipped + rep.skipped, runs.failed + rep.failed
         runs.wall_s += float(rep.wall_s)
         results[part] = open_results(results_dir)
     if not one:
         stale = out / "results"
-        for d in (stale.iterdir() if stale.is_dir() else []):
+        for d in (sorted(stale.iterdir()) if stale.is_dir() else []):
             if d.is_dir() and d.name not in specs:
-                shutil.rmtree(d)
+                aside.remove(d, f"results of part {d.name!r}, which this experiment no longer has")
         (out / "sweep.toml").write_text(_sweep_text(texts), encoding="utf-8")
     return results, runs
+
+
+class _Aside:
+    """Where results of another sweep go instead of being pooled with this one's:
+    OUT/previous-<UTC time>/<their path under OUT> (one folder per invocation), or nowhere
+    (deleted) when `force`. Each move or deletion is one line through `notice`."""
+
+    def __init__(self, out: Path, force: bool, notice):
+        self.out, self.force, self.notice = out, force, notice
+        self.root: Path | None = None
+
+    def remove(self, folder: Path, what: str) -> None:
+        if self.force:
+            shutil.rmtree(folder)
+            self.notice(f"{folder}: {what}; deleted them (--force)")
+            return
+        if self.root is None:
+            stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+            root, n = self.out / f"previous-{stamp}", 1
+            while root.exists():
+                n += 1
+                root = self.out / f"previous-{stamp}-{n}"
+            self.root = root
+        target = self.root / folder.relative_to(self.out)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        folder.rename(target)
+        self.notice(f"{folder}: {what}; moved them to {target} (delete it when no longer needed; "
+                    "--force deletes such results instead)")
+
+
+def _what_differs(results_dir: Path, spec: dict) -> str:
+    """What differs between the sweep that made `results_dir` and `spec`, briefly."""
+    from ..sweep import identity, load_sweep
+
+    try:
+        manifest = identity.read_manifest(results_dir)
+        return identity.describe((manifest or {}).get("definition"), load_sweep(spec).definition())
+    except Exception:  # noqa: BLE001 - only a description; the move does not depend on it
+        return "another sweep definition"
 
 
 def _sweep_text(texts: dict[str, str]) -> str:

@@ -22,7 +22,11 @@ def add_parser(sub):
     p.add_argument("--out", metavar="DIR", help="output directory (default out/NAME)")
     p.add_argument("--seeds", type=int, metavar="N", help="use seeds 1..N instead of the experiment's count")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="simulations run at once (default: the sweep runner's)")
-    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress output (a move or deletion of earlier results is still said)")
+    p.add_argument("--force", action="store_true",
+                   help="delete results of a different sweep found in DIR/results (an earlier --quick "
+                        "run, an edited experiment) instead of moving them to DIR/previous-<time>/")
     return p
 
 
@@ -65,7 +69,7 @@ def cmd_reproduce(args) -> int:
     from ..sweep.progress import for_experiment
     summary = reproduce(args.name, quick=args.quick, out_dir=out, seeds=args.seeds, jobs=args.jobs,
                         progress=False if args.quiet else for_experiment(module, args.quick, args.seeds),
-                        command=command, log=log)
+                        command=command, log=log, force=args.force)
     for md in summary["outputs"]["tables"]:
         if md.endswith(".md"):
             print()

@@ -76,6 +76,8 @@ def cmd_sweep(args) -> int:
                    f"harness overhead {100 * overhead:.0f}%)")
     print(f"sweep {sweep.name}: {report.total} runs: {report.done} done now, {report.skipped} done "
           f"before, {report.failed} failed, {timing}; results in {out}")
+    for note in report.notes:
+        print(note, file=sys.stderr)
     if report.failed:
         for key, message in list(report.errors.items())[:5]:
             print(f"  failed {key}: {message}", file=sys.stderr)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _core
+from ..scenario import uncoded_udp_note
 from . import identity
 from .progress import PartProgress, SweepProgress
 from .spec import RunSpec, Sweep, load_sweep
@@ -53,6 +54,9 @@ class SweepReport:
     jobs: int = 1
     errors: dict[str, str] = field(default_factory=dict)   # run key -> one-line error
     out_dir: Path | None = None
+    # One line per thing a user should know about the runs (a scheme that codes only TCP
+    # with a UDP flow: `ncmesh.scenario.uncoded_udp_note`, with how many runs it concerns)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -76,6 +80,13 @@ class _Source:
         self.done_before = done_before
         self.skipped = 0
         self.exhausted = False
+        self.udp_note: str | None = None     # the first run's, if any run has one
+        self.udp_noted = 0                   # runs that have one
+
+    def notes(self) -> list[str]:
+        if not self.udp_note:
+            return []
+        return [f"{self.udp_note} ({self.udp_noted} of {len(self.keys)} runs)"]
 
     def _expand_one(self) -> RunSpec | None:
         """The next run to compute from the sweep, or None when there is none left."""
@@ -88,6 +99,10 @@ class _Source:
             if spec.key in self.keys:
                 continue
             self.keys.add(spec.key)
+            if spec.error is None:
+                note = uncoded_udp_note(spec.scenario)
+                if note:
+                    self.udp_note, self.udp_noted = self.udp_note or note, self.udp_noted + 1
             if spec.key in self.done_before:
                 self.skipped += 1
                 continue
@@ -283,7 +298,8 @@ def run_sweep(
         bar.close(exact_total=len(source.keys) if source.exhausted else None, interrupted=interrupted)
     return SweepReport(done=tally.done, skipped=source.skipped, failed=tally.failed,
                        wall_s=time.monotonic() - t0, total=len(source.keys), sim_s=tally.sim_s,
-                       jobs=workers, errors=tally.errors, out_dir=out, recomputed=recomputed)
+                       jobs=workers, errors=tally.errors, out_dir=out, recomputed=recomputed,
+                       notes=source.notes())
 
 
 # ---------------------------------------------------------------- process pool

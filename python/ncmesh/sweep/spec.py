@@ -360,8 +360,10 @@ def load_sweep(source: str | os.PathLike | dict, base_dir: str | os.PathLike | N
 
     A relative `base.file` is taken relative to the sweep file's folder (for a dict:
     `base_dir`, default the current directory). Raises SweepError (one line naming the
-    field) for a bad sweep; values that make only some runs invalid are not errors
-    here (those runs fail when run and are recorded as failed).
+    field) for a bad sweep, and the error of `ncmesh validate` for a grid value (or a
+    base) that makes every run invalid (`_check_every_run_invalid`); values that make
+    only some runs invalid are not errors here (those runs fail when run and are
+    recorded as failed).
     """
     text = None
     path = None
@@ -510,7 +512,50 @@ def _check(data: dict, folder: Path) -> Sweep:
     sweep = Sweep(name=name, builder=builder, file=base_path, options=options, set=fixed,
                   grid=grid, grid_kind=grid_kind, param_types=param_types, seeds=seeds, data=data)
     _check_scenario_keys(sweep)
+    _check_every_run_invalid(sweep)
     return sweep
+
+
+def _check_every_run_invalid(sweep: Sweep) -> None:
+    """Refuses a grid value that makes every run invalid (`scheme.name = "copee"`), and a
+    base that does, before any run starts, with the one line `ncmesh validate` gives for
+    such a run (the scenario's field, the value and what is allowed). The first point is
+    tried, and each value of a scenario key on it (the other keys at their first values,
+    the first seed: one build, then one resolution per value); only a value that fails
+    there is tried on every point that has it (the first seed, or every seed when the
+    builder's seed follows the run's). Values that make only some runs invalid, and
+    builder options' values (each would cost a build), are left to the runs, which
+    record the error."""
+    seeds = sweep.seeds if sweep.builder_seed_follows_run else sweep.seeds[:1]
+    built: dict[str, Any] = {}
+
+    def error_at(params: dict, seed: int) -> str | None:
+        options = {k: v for k, v in params.items() if sweep.grid_kind[k] == "option"}
+        ck = canonical_json([options, seed if sweep.builder_seed_follows_run else None])
+        if ck not in built:
+            try:
+                built[ck] = sweep._base_scenario(params, seed)
+            except ScenarioError as e:
+                built[ck] = e
+        return sweep._make_run(built[ck], params, seed).error
+
+    def fails_everywhere(key: str | None, value: Any) -> bool:
+        others = [k for k in sweep.grid if k != key]
+        for combo in itertools.product(*(sweep.grid[k] for k in others)):
+            point = dict(zip(others, combo))
+            params = {k: (value if k == key else point[k]) for k in sweep.grid}
+            if any(error_at(params, seed) is None for seed in seeds):
+                return False
+        return True
+
+    first = {k: v[0] for k, v in sweep.grid.items()}
+    probes = [(None, None)] + [(key, value) for key, values in sweep.grid.items()
+                               if sweep.grid_kind[key] == "scenario" for value in values]
+    for key, value in probes:
+        params = {**first, key: value} if key is not None else first
+        error = error_at(params, sweep.seeds[0])
+        if error is not None and fails_everywhere(key, value):
+            raise SweepError("", error)
 
 
 def _check_scenario_keys(sweep: Sweep) -> None:
