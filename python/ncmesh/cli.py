@@ -118,7 +118,9 @@ def add_scenario_parser(sub) -> argparse.ArgumentParser:
 
 
 def add_run_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("run", help=_help("run"))
+    p = sub.add_parser("run", help=_help("run"),
+                       epilog="Every result column (per flow, per node, each coding family's counters), "
+                              "with its unit and meaning: docs/results-format.md.")
     p.add_argument("file", metavar="FILE", help="scenario file (TOML, or JSON), or - for standard input")
     p.add_argument("--seed", type=int, help="override simulation.seed")
     _add_set(p)

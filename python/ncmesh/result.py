@@ -17,7 +17,8 @@ class RunResult:
 
     `.raw` is the plain dict from the core; `.flows`, `.nodes`, `.flow_series` and
     `.node_series` are DataFrames built on first access; `.scenario` is the resolved
-    scenario (dict) that ran.
+    scenario (dict) that ran. Every column, its unit and meaning: docs/results-format.md
+    (generated from the core, so it names exactly these columns).
     """
 
     def __init__(self, raw: dict):
