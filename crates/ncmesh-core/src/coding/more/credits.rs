@@ -52,14 +52,21 @@ impl ForwarderPlan {
 /// `prune_share` of all transmissions (0: keep every candidate), the weakest first. A
 /// relay that reaches no closer kept node is dropped whenever that happens (it could
 /// never pass a packet on); a relay whose removal would cut the source off is kept.
+/// `p` is asked once per pair of candidates, however often pruning solves again.
 pub fn plan(
     order: &[NodeId],
     p: impl Fn(NodeId, NodeId) -> f64,
     prune_share: f64,
 ) -> ForwarderPlan {
-    let mut nodes = useful(order, &p);
+    let mut probs = Probs {
+        order,
+        p,
+        cache: vec![None; order.len() * order.len()],
+    };
+    let all: Vec<usize> = (0..order.len()).collect();
+    let mut nodes = useful(&all, &mut probs);
     loop {
-        let (z, credit) = solve(&nodes, &p);
+        let (z, credit) = solve(&nodes, &mut probs);
         let total: f64 = z.iter().sum();
         // Relays only (the destination and source always stay), weakest first.
         let mut weak: Vec<usize> = (1..nodes.len().saturating_sub(1))
@@ -69,22 +76,41 @@ pub fn plan(
         let next = weak.into_iter().find_map(|i| {
             let mut fewer = nodes.clone();
             fewer.remove(i);
-            let fewer = useful(&fewer, &p);
-            connected(&fewer, &p).then_some(fewer)
+            let fewer = useful(&fewer, &mut probs);
+            connected(&fewer, &mut probs).then_some(fewer)
         });
         match next {
             Some(fewer) => nodes = fewer,
-            None => return ForwarderPlan { nodes, z, credit },
+            None => {
+                let nodes = nodes.iter().map(|&i| order[i]).collect();
+                return ForwarderPlan { nodes, z, credit };
+            }
         }
     }
 }
 
-/// `order` without the relays that reach no closer node kept before them.
-fn useful(order: &[NodeId], p: &impl Fn(NodeId, NodeId) -> f64) -> Vec<NodeId> {
-    let mut kept: Vec<NodeId> = Vec::with_capacity(order.len());
+/// The delivery probabilities between candidates (by their index in the order), each
+/// asked of `p` the first time it is needed.
+struct Probs<'a, P> {
+    order: &'a [NodeId],
+    p: P,
+    cache: Vec<Option<f64>>,
+}
+
+impl<P: Fn(NodeId, NodeId) -> f64> Probs<'_, P> {
+    fn get(&mut self, a: usize, b: usize) -> f64 {
+        let n = self.order.len();
+        *self.cache[a * n + b].get_or_insert_with(|| (self.p)(self.order[a], self.order[b]))
+    }
+}
+
+/// `order` (candidate indices) without the relays that reach no closer node kept
+/// before them.
+fn useful<P: Fn(NodeId, NodeId) -> f64>(order: &[usize], p: &mut Probs<P>) -> Vec<usize> {
+    let mut kept: Vec<usize> = Vec::with_capacity(order.len());
     for (i, &v) in order.iter().enumerate() {
         let last = i + 1 == order.len();
-        if i == 0 || last || kept.iter().any(|&k| p(v, k) > 0.0) {
+        if i == 0 || last || kept.iter().any(|&k| p.get(v, k) > 0.0) {
             kept.push(v);
         }
     }
@@ -93,24 +119,38 @@ fn useful(order: &[NodeId], p: &impl Fn(NodeId, NodeId) -> f64) -> Vec<NodeId> {
 
 /// Whether the source (last) reaches some closer node: after [`useful`], every relay
 /// leads on towards the destination, so the source then reaches it.
-fn connected(nodes: &[NodeId], p: &impl Fn(NodeId, NodeId) -> f64) -> bool {
+fn connected<P: Fn(NodeId, NodeId) -> f64>(nodes: &[usize], p: &mut Probs<P>) -> bool {
     match nodes.split_last() {
-        Some((&src, closer)) => closer.iter().any(|&k| p(src, k) > 0.0),
+        Some((&src, closer)) => closer.iter().any(|&k| p.get(src, k) > 0.0),
         None => false,
     }
 }
 
-/// z and credits for the nodes in `order` (closest first).
-fn solve(order: &[NodeId], p: &impl Fn(NodeId, NodeId) -> f64) -> (Vec<f64>, Vec<f64>) {
+/// z and credits for the candidates `order` (closest first), in O(n^2): each loss
+/// ε(i, k) once, and the products of the losses to the nodes closer than j as running
+/// prefixes (multiplied in the same order as a product over k = 0, 1, ..., j - 1, so the
+/// same doubles).
+fn solve<P: Fn(NodeId, NodeId) -> f64>(order: &[usize], p: &mut Probs<P>) -> (Vec<f64>, Vec<f64>) {
     let n = order.len();
-    let eps = |i: usize, j: usize| 1.0 - p(order[i], order[j]).clamp(0.0, 1.0);
-    // Probability that none of the nodes closer than j heard a transmission of i.
-    let none_closer = |i: usize, j: usize| (0..j).map(|k| eps(i, k)).product::<f64>();
     let mut z = vec![0.0; n];
     let mut credit = vec![0.0; n];
     if n < 2 {
         return (z, credit);
     }
+    // eps[i * n + k]: the loss from i to a closer k (k < i).
+    let mut eps = vec![1.0; n * n];
+    // none[i * (n + 1) + j]: the probability that none of the nodes closer than j (j <= i)
+    // heard a transmission of i.
+    let mut none = vec![1.0; n * (n + 1)];
+    for i in 0..n {
+        for k in 0..i {
+            let e = 1.0 - p.get(order[i], order[k]).clamp(0.0, 1.0);
+            eps[i * n + k] = e;
+            none[i * (n + 1) + k + 1] = none[i * (n + 1) + k] * e;
+        }
+    }
+    let eps = |i: usize, j: usize| eps[i * n + j];
+    let none_closer = |i: usize, j: usize| none[i * (n + 1) + j];
     // From the source (last) towards the destination (index 0, which sends nothing).
     for j in (1..n).rev() {
         let load = if j == n - 1 {
@@ -249,6 +289,31 @@ mod tests {
         let p = table(&[(1, 0, 1.0)]);
         let plan = plan(&[0, 1, 2], p, 0.1);
         assert!(!plan.z.iter().chain(&plan.credit).any(|v| v.is_nan()));
+    }
+
+    #[test]
+    fn each_link_is_asked_once_however_often_pruning_solves_again() {
+        // The pruning case above solves twice; every (from, to) is asked of p once.
+        let asked = std::cell::RefCell::new(Vec::new());
+        let links = table(&[
+            (3, 2, 0.05),
+            (3, 1, 0.95),
+            (2, 0, 0.9),
+            (1, 0, 0.9),
+            (2, 1, 0.3),
+        ]);
+        let p = |a, b| {
+            asked.borrow_mut().push((a, b));
+            links(a, b)
+        };
+        let pruned = plan(&[0, 1, 2, 3], p, 0.1);
+        assert_eq!(pruned.nodes, vec![0, 1, 3]);
+        let mut pairs = asked.into_inner();
+        let n = pairs.len();
+        pairs.sort_unstable();
+        pairs.dedup();
+        assert_eq!(pairs.len(), n, "a pair asked twice");
+        assert!(pairs.iter().all(|&(a, b)| a > b), "only farther to closer");
     }
 
     #[test]
