@@ -2,7 +2,7 @@
 //! the interface queue), one of end-to-end coders (`scheme.intra`), one of families. A
 //! family is a folder of `coding/` with its own `[scheme.<family>]` table, header and
 //! counters; a scheme is a name that makes a node's layer from the family tables. Adding
-//! a scheme adds a row here (and, for a new family, its table to `SchemeCfg`).
+//! a scheme adds a row here (and, for a new family, one line to the `families!` list).
 //!
 //! Compositions: every node runs the end-to-end coder (if any) above the per-hop one.
 //! A per-hop scheme either codes whatever packets it is given (`Compose::Any`: the XOR
@@ -30,89 +30,110 @@ use crate::engine::secs;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::{Deserialize, Serialize};
 
+/// Declares the coding families: each `doc field: Table => counters,` line gives
+/// `SchemeCfg` a `[scheme.<field>]` table of type `Table` (with its default), a row of
+/// `FAMILIES` (its counters, result columns), its validation (`Table::validate`) and its
+/// canonical text (`Table::emit`), in this order. A new family is one line here.
+macro_rules! families {
+    ($($(#[doc = $doc:literal])* $field:ident: $cfg:ty => $counters:expr,)*) => {
 /// The network-coding schemes (values the papers leave out: docs/assumptions.md): the
-/// scheme of every node's interface queue, the end-to-end coder above it, and one table
-/// per coding family. With a scheme, per-node results gain its family's counters
-/// (`native_tx`, `coded_tx`, `coded_packets`, `decode_failures`, `coding_missed`,
-/// `coding_retransmissions`, `control_tx`, `futile_drops` for the XOR family; 0 without a scheme). Fields
-/// of earlier versions (`scheme.two_hop`, `scheme.encode_once`, ...) are refused with
-/// where they moved (`scheme.xor.*`, `scheme.ncaqm.*`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields, default)]
-pub struct SchemeCfg {
-    /// Network-coding scheme at the interface queue: `"none"` (a plain drop-tail FIFO),
-    /// `"cope"` (COPE, Katti et al.: natives queued, coded at each transmission
-    /// opportunity, pseudo-broadcast, reception reports, asynchronous acks), `"ncaqm"`
-    /// (Seferoglu & Markopoulou §V: COPE's machinery with codes stored in the queue,
-    /// Alg. 1 re-coding, Alg. 2 drops), `"bfly"` (BFLY, Omiwade et al.; Seferoglu &
-    /// Markopoulou §VII: COPE's FIFO with two-hop butterfly codes as well), `"piggycode"`
-    /// (PiggyCode: a relay XORs a TCP DATA with a queued ACK of the same session, Takimoto
-    /// et al. §II), `"waittime"` (PiggyCode with Takimoto et al.'s wait time for DATA at
-    /// relays, fixed or configured, §III-IV), `"pipeline"` (Pipeline coding end to end over
-    /// a FIFO: the same as `intra = "pipeline"`), `"combocoding"` (ComboCoding, Chen et
-    /// al.: Pipeline coding of DATA and ACKs under DATA/ACK XOR at relays with the timer
-    /// T of `[scheme.combocoding]`, DATA and ACK told apart by direction), `"tcp-nc"`
-    /// (TCP/NC end to end over a FIFO: the same as `intra = "tcp-nc"`), `"horizon"`
-    /// (Horizon, Radunović et al.; CoMP's multipath baseline: per-flow queues,
-    /// back-pressure forwarding over the flow's reinforced paths with costs advertised
-    /// on every frame, delayed reordering at the destination, a window threshold as TCP's
-    /// congestion signal; no coding; `[scheme.horizon]`), `"comp"` (CoMP, Gheorghiu et
-    /// al.: online coding at the source over GF(2^16), relays re-encode innovative
-    /// packets as credits allow, loss estimated from piggybacked counts (Alg. 1), flow
-    /// and forwarder chosen by back-pressure (Alg. 2), the destination acknowledges
-    /// every innovative packet; `[scheme.comp]`), `"more"` (MORE, Chachulski et
-    /// al.; CoMP's batch-coding baseline: a source sends random combinations of a batch
-    /// of K TCP segments until the destination acknowledges it, forwarders closer to the
-    /// destination by ETX recode as their TX credits allow, losses from CoMP's Alg. 1;
-    /// `[scheme.more]`).
-    pub name: String,
-    /// End-to-end (intra-flow) coder above it at every node: `"none"` (packets pass
-    /// between transport and network as they are), `"pipeline"` (Pipeline coding, Chen
-    /// et al.: a source codes each packet at once with its generation so far, relays
-    /// re-encode innovative packets, the destination decodes on arrival and hands
-    /// packets up in order; `[scheme.pipeline]`), `"tcp-nc"` (TCP/NC, Sundararajan et
-    /// al.; CoMP's TCP-ARQ: the source sends R random combinations of its coding window
-    /// per TCP packet, relays forward, the destination acknowledges every arrival with
-    /// the first unseen packet and hands packets up in order;
-    /// `[scheme.tcpnc]`).
-    pub intra: String,
-    /// The XOR-coding family (COPE, Encode Once, BFLY; NCAQM runs inside it).
-    pub xor: XorCfg,
-    /// NCAQM's queue management.
-    pub ncaqm: NcaqmCfg,
-    /// DATA/ACK coding (PiggyCode, wait time).
-    pub piggycode: PiggyCfg,
-    /// Pipeline coding (intra-flow random linear coding).
-    pub pipeline: PipelineCfg,
-    /// ComboCoding's inter-flow timer.
-    pub combocoding: ComboCfg,
-    /// TCP/NC (end-to-end coding between TCP and IP).
-    pub tcpnc: TcpNcCfg,
-    /// Horizon (back-pressure multipath forwarding, no coding).
-    pub horizon: HorizonCfg,
-    /// CoMP (multipath online coding with hybrid credits and back-pressure).
-    pub comp: CompCfg,
-    /// MORE (opportunistic routing with batch coding).
-    pub more: MoreCfg,
+        /// scheme of every node's interface queue, the end-to-end coder above it, and one table
+        /// per coding family. With a scheme, per-node results gain its family's counters
+        /// (`native_tx`, `coded_tx`, `coded_packets`, `decode_failures`, `coding_missed`,
+        /// `coding_retransmissions`, `control_tx`, `futile_drops` for the XOR family; 0 without a scheme). Fields
+        /// of earlier versions (`scheme.two_hop`, `scheme.encode_once`, ...) are refused with
+        /// where they moved (`scheme.xor.*`, `scheme.ncaqm.*`).
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(test, derive(schemars::JsonSchema))]
+        #[serde(deny_unknown_fields, default)]
+        pub struct SchemeCfg {
+            /// Network-coding scheme at the interface queue: `"none"` (a plain drop-tail FIFO),
+            /// `"cope"` (COPE, Katti et al.: natives queued, coded at each transmission
+            /// opportunity, pseudo-broadcast, reception reports, asynchronous acks), `"ncaqm"`
+            /// (Seferoglu & Markopoulou §V: COPE's machinery with codes stored in the queue,
+            /// Alg. 1 re-coding, Alg. 2 drops), `"bfly"` (BFLY, Omiwade et al.; Seferoglu &
+            /// Markopoulou §VII: COPE's FIFO with two-hop butterfly codes as well), `"piggycode"`
+            /// (PiggyCode: a relay XORs a TCP DATA with a queued ACK of the same session, Takimoto
+            /// et al. §II), `"waittime"` (PiggyCode with Takimoto et al.'s wait time for DATA at
+            /// relays, fixed or configured, §III-IV), `"pipeline"` (Pipeline coding end to end over
+            /// a FIFO: the same as `intra = "pipeline"`), `"combocoding"` (ComboCoding, Chen et
+            /// al.: Pipeline coding of DATA and ACKs under DATA/ACK XOR at relays with the timer
+            /// T of `[scheme.combocoding]`, DATA and ACK told apart by direction), `"tcp-nc"`
+            /// (TCP/NC end to end over a FIFO: the same as `intra = "tcp-nc"`), `"horizon"`
+            /// (Horizon, Radunović et al.; CoMP's multipath baseline: per-flow queues,
+            /// back-pressure forwarding over the flow's reinforced paths with costs advertised
+            /// on every frame, delayed reordering at the destination, a window threshold as TCP's
+            /// congestion signal; no coding; `[scheme.horizon]`), `"comp"` (CoMP, Gheorghiu et
+            /// al.: online coding at the source over GF(2^16), relays re-encode innovative
+            /// packets as credits allow, loss estimated from piggybacked counts (Alg. 1), flow
+            /// and forwarder chosen by back-pressure (Alg. 2), the destination acknowledges
+            /// every innovative packet; `[scheme.comp]`), `"more"` (MORE, Chachulski et
+            /// al.; CoMP's batch-coding baseline: a source sends random combinations of a batch
+            /// of K TCP segments until the destination acknowledges it, forwarders closer to the
+            /// destination by ETX recode as their TX credits allow, losses from CoMP's Alg. 1;
+            /// `[scheme.more]`).
+            pub name: String,
+            /// End-to-end (intra-flow) coder above it at every node: `"none"` (packets pass
+            /// between transport and network as they are), `"pipeline"` (Pipeline coding, Chen
+            /// et al.: a source codes each packet at once with its generation so far, relays
+            /// re-encode innovative packets, the destination decodes on arrival and hands
+            /// packets up in order; `[scheme.pipeline]`), `"tcp-nc"` (TCP/NC, Sundararajan et
+            /// al.; CoMP's TCP-ARQ: the source sends R random combinations of its coding window
+            /// per TCP packet, relays forward, the destination acknowledges every arrival with
+            /// the first unseen packet and hands packets up in order;
+            /// `[scheme.tcpnc]`).
+            pub intra: String,
+            $($(#[doc = $doc])* pub $field: $cfg,)*
+        }
+
+        impl Default for SchemeCfg {
+            fn default() -> Self {
+                SchemeCfg {
+                    name: "none".to_string(),
+                    intra: "none".to_string(),
+                    $($field: <$cfg>::default(),)*
+                }
+            }
+        }
+
+        /// Every family.
+        pub const FAMILIES: &[FamilyEntry] = &[$(FamilyEntry {
+            name: stringify!($field),
+            counters: $counters,
+        },)*];
+
+        /// Checks every family's table.
+        fn validate_tables(k: &SchemeCfg) -> R {
+            $(k.$field.validate(concat!("scheme.", stringify!($field)))?;)*
+            Ok(())
+        }
+
+        /// Each family's table as `[scheme.<family>]` lines.
+        fn emit_tables(k: &SchemeCfg, table: &mut dyn FnMut(&str, &dyn Fn(&mut KeyValueSink))) {
+            $(table(stringify!($field), &|kv| k.$field.emit(kv));)*
+        }
+    };
 }
 
-impl Default for SchemeCfg {
-    fn default() -> Self {
-        SchemeCfg {
-            name: "none".to_string(),
-            intra: "none".to_string(),
-            xor: XorCfg::default(),
-            ncaqm: NcaqmCfg::default(),
-            piggycode: PiggyCfg::default(),
-            pipeline: PipelineCfg::default(),
-            combocoding: ComboCfg::default(),
-            tcpnc: TcpNcCfg::default(),
-            horizon: HorizonCfg::default(),
-            comp: CompCfg::default(),
-            more: MoreCfg::default(),
-        }
-    }
+families! {
+    /// The XOR-coding family (COPE, Encode Once, BFLY; NCAQM runs inside it).
+    xor: XorCfg => XorCounters::SPECS,
+    /// NCAQM's queue management.
+    ncaqm: NcaqmCfg => &[],
+    /// DATA/ACK coding (PiggyCode, wait time).
+    piggycode: PiggyCfg => PiggyCounters::SPECS,
+    /// Pipeline coding (intra-flow random linear coding).
+    pipeline: PipelineCfg => PipelineCounters::SPECS,
+    /// ComboCoding's inter-flow timer.
+    combocoding: ComboCfg => &[],
+    /// TCP/NC (end-to-end coding between TCP and IP).
+    tcpnc: TcpNcCfg => TcpNcCounters::SPECS,
+    /// Horizon (back-pressure multipath forwarding, no coding).
+    horizon: HorizonCfg => HorizonCounters::SPECS,
+    /// CoMP (multipath online coding with hybrid credits and back-pressure).
+    comp: CompCfg => CompCounters::SPECS,
+    /// MORE (opportunistic routing with batch coding).
+    more: MoreCfg => MoreCounters::SPECS,
 }
 
 /// One scheme: its name in `scheme.name`, what it is, and how a node's layer is made.
@@ -310,46 +331,6 @@ pub const SCHEMES: &[SchemeEntry] = &[
     },
 ];
 
-/// Every family.
-pub const FAMILIES: &[FamilyEntry] = &[
-    FamilyEntry {
-        name: "xor",
-        counters: XorCounters::SPECS,
-    },
-    FamilyEntry {
-        name: "ncaqm",
-        counters: &[],
-    },
-    FamilyEntry {
-        name: "piggycode",
-        counters: PiggyCounters::SPECS,
-    },
-    FamilyEntry {
-        name: "pipeline",
-        counters: PipelineCounters::SPECS,
-    },
-    FamilyEntry {
-        name: "combocoding",
-        counters: &[],
-    },
-    FamilyEntry {
-        name: "tcpnc",
-        counters: TcpNcCounters::SPECS,
-    },
-    FamilyEntry {
-        name: "horizon",
-        counters: HorizonCounters::SPECS,
-    },
-    FamilyEntry {
-        name: "comp",
-        counters: CompCounters::SPECS,
-    },
-    FamilyEntry {
-        name: "more",
-        counters: MoreCounters::SPECS,
-    },
-];
-
 /// The scheme called `name`.
 pub fn scheme(name: &str) -> Option<&'static SchemeEntry> {
     SCHEMES.iter().find(|e| e.name == name)
@@ -390,15 +371,7 @@ pub fn validate(k: &SchemeCfg) -> R {
         ));
     };
     compose(hop, flow)?;
-    k.xor.validate("scheme.xor")?;
-    k.ncaqm.validate("scheme.ncaqm")?;
-    k.piggycode.validate("scheme.piggycode")?;
-    k.pipeline.validate("scheme.pipeline")?;
-    k.combocoding.validate("scheme.combocoding")?;
-    k.tcpnc.validate("scheme.tcpnc")?;
-    k.horizon.validate("scheme.horizon")?;
-    k.comp.validate("scheme.comp")?;
-    k.more.validate("scheme.more")?;
+    validate_tables(k)?;
     // Loss adaptation reads the counts the opposite direction carries: it must be coded.
     let pipeline = k.intra == "pipeline" || matches!(hop.compose, Compose::With("pipeline"));
     if pipeline && k.pipeline.adaptive && !k.pipeline.code_acks && k.name != "combocoding" {
@@ -487,15 +460,7 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
         out.push_str(&format!("\n[scheme.{name}]\n"));
         emit(&mut |key, v| out.push_str(&format!("{key} = {v}\n")));
     };
-    table("xor", &|kv| k.xor.emit(kv));
-    table("ncaqm", &|kv| k.ncaqm.emit(kv));
-    table("piggycode", &|kv| k.piggycode.emit(kv));
-    table("pipeline", &|kv| k.pipeline.emit(kv));
-    table("combocoding", &|kv| k.combocoding.emit(kv));
-    table("tcpnc", &|kv| k.tcpnc.emit(kv));
-    table("horizon", &|kv| k.horizon.emit(kv));
-    table("comp", &|kv| k.comp.emit(kv));
-    table("more", &|kv| k.more.emit(kv));
+    emit_tables(k, &mut table);
 }
 
 #[cfg(test)]

@@ -97,6 +97,11 @@ fn field_order() -> Vec<(String, Vec<String>)> {
             }
         }
     }
+    // `SchemeCfg`'s family tables come from the registry's `families!` list, in its order.
+    if let Some(scheme) = out.iter_mut().find(|(name, _)| name == "SchemeCfg") {
+        let families = crate::coding::registry::FAMILIES.iter();
+        scheme.1.extend(families.map(|f| f.name.to_string()));
+    }
     out
 }
 
