@@ -12,7 +12,7 @@ from ncmesh.sweep.spec import load_sweep
 
 from conftest import SHORT
 
-FREIFUNK = Path("/work/shared/data/freifunk")
+FREIFUNK = Path(__file__).resolve().parents[2] / "python" / "ncmesh" / "experiments" / "data"
 
 
 def _positions(sc):
@@ -71,10 +71,9 @@ def test_a_short_run_under_comps_set_up():
     assert len(res.flows) == 2
 
 
-@pytest.mark.skipif(not FREIFUNK.exists(), reason="the shared Freifunk snapshots are not here")
 @pytest.mark.parametrize("name", ["bielefeld", "leipzig", "ulm"])
 def test_freifunk_positions(name):
-    path = str(FREIFUNK / f"{name}.json")
+    path = str(FREIFUNK / f"freifunk-{name}.json")
     sc = Scenario.build("roofnet-like", file=path, pair=7)
     st = Scenario.pair_stats("roofnet-like", file=path)
     assert st["nodes"] == len(sc.to_dict()["nodes"]) and len(st["pairs"]) == 100

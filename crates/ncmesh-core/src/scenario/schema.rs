@@ -2,7 +2,7 @@
 //!
 //! Every table is optional; a missing field takes the default written next to it.
 //! Defaults reproduce the classic ns-2 / ns-3 802.11b ad hoc setup of
-//! `shared/anchors/ns3/chain_tcp.py`. docs/scenario-format.md documents each field.
+//! ns-3's chain scenario (validation/ns3/README.md). docs/scenario-format.md documents each field.
 
 use serde::{Deserialize, Serialize};
 

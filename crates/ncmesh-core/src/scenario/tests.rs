@@ -46,7 +46,10 @@ fn round_trip(s: &Scenario) {
 }
 
 fn ff_file(name: &str) -> Option<String> {
-    let p = format!("/work/shared/data/freifunk/{name}.json");
+    let p = format!(
+        "{}/../../python/ncmesh/experiments/data/freifunk-{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::path::Path::new(&p).exists().then_some(p)
 }
 

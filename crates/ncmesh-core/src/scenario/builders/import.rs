@@ -81,7 +81,7 @@ pub(super) fn label(doc: &Value, path: &str) -> String {
         })
 }
 
-/// `topology`: a Freifunk mesh snapshot (shared/data/freifunk). Link table from the
+/// `topology`: a Freifunk mesh snapshot (three ship in python/ncmesh/experiments/data/). Link table from the
 /// `wifi` links (p = tq, or sqrt(tq) with tq_map = "sqrt"); the largest component of
 /// the links usable in both directions (p >= routing.min_delivery); ETX routing.
 pub(super) fn topology(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> {

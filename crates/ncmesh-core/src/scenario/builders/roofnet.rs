@@ -203,7 +203,10 @@ mod tests {
     }
 
     fn ff_file(name: &str) -> Option<String> {
-        let p = format!("/work/shared/data/freifunk/{name}.json");
+        let p = format!(
+            "{}/../../python/ncmesh/experiments/data/freifunk-{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
         std::path::Path::new(&p).exists().then_some(p)
     }
 
