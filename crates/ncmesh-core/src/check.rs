@@ -134,14 +134,8 @@ pub(crate) fn at_least(field: &str, v: u32, min: u32, what: &str) -> R {
 pub(crate) fn toml_float(v: f64) -> String {
     if v.is_nan() {
         "nan".into()
-    } else if v.is_infinite() {
-        if v > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        }
     } else {
-        format!("{v:?}")
+        fnum(v)
     }
 }
 

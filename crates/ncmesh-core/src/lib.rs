@@ -13,6 +13,8 @@ pub mod app;
 pub mod check;
 pub mod coding;
 pub mod engine;
+#[cfg(test)]
+mod generated_doc;
 pub mod mac;
 pub mod metrics;
 pub mod mobility;

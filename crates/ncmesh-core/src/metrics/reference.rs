@@ -150,42 +150,14 @@ fn markdown() -> String {
     out
 }
 
-fn doc_path() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(DOC)
-}
-
 #[test]
 fn column_reference_in_the_docs_is_generated_from_the_result_types() {
-    let path = doc_path();
-    let text = std::fs::read_to_string(&path).expect("docs/results-format.md");
-    let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else {
-        panic!("{DOC}: the markers of the generated column reference are missing");
-    };
-    let current = &text[b + BEGIN.len()..e];
-    let wanted = format!("\n{}\n", markdown().trim());
-    if current.trim() == wanted.trim() {
-        return;
-    }
-    if std::env::var_os("NCMESH_UPDATE_DOCS").is_some_and(|v| v != "0") {
-        let updated = format!(
-            "{}{BEGIN}\n{}{END}{}",
-            &text[..b],
-            wanted,
-            &text[e + END.len()..]
-        );
-        std::fs::write(&path, updated).expect("docs/results-format.md is writable");
-        return;
-    }
-    let first = current
-        .trim()
-        .lines()
-        .zip(wanted.trim().lines())
-        .find(|(a, b)| a != b);
-    panic!(
-        "{DOC} is out of date (first difference: {first:?}); regenerate it with \
-         NCMESH_UPDATE_DOCS=1 cargo test -p ncmesh-core metrics::reference"
+    crate::generated_doc::check_section(
+        DOC,
+        BEGIN,
+        END,
+        &markdown(),
+        "NCMESH_UPDATE_DOCS=1 cargo test -p ncmesh-core metrics::reference",
     );
 }
 

@@ -413,45 +413,14 @@ pub(super) fn markdown() -> String {
     g.out.trim_end().to_string() + "\n"
 }
 
-fn doc_path() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(DOC)
-}
-
 #[test]
 fn field_reference_in_the_docs_is_generated_from_the_schema() {
-    let path = doc_path();
-    let text = std::fs::read_to_string(&path).expect("docs/scenario-format.md");
-    let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else {
-        panic!("{DOC}: the markers of the generated field reference are missing");
-    };
-    let current = &text[b + BEGIN.len()..e];
-    let wanted = format!("\n{}\n", markdown().trim_end());
-    if current.trim() == wanted.trim() {
-        return;
-    }
-    if std::env::var_os("NCMESH_UPDATE_DOCS").is_some_and(|v| v != "0") {
-        let updated = format!(
-            "{}{BEGIN}\n{}{END}{}",
-            &text[..b],
-            wanted,
-            &text[e + END.len()..]
-        );
-        std::fs::write(&path, updated).expect("docs/scenario-format.md is writable");
-        return;
-    }
-    let first = current
-        .trim()
-        .lines()
-        .zip(wanted.trim().lines())
-        .position(|(a, b)| a != b)
-        .unwrap_or(0);
-    panic!(
-        "{DOC}: the field reference differs from schema.rs (first at line {} of the section: {:?}); \
-         regenerate it: NCMESH_UPDATE_DOCS=1 cargo test -p ncmesh-core scenario::reference",
-        first + 1,
-        wanted.trim().lines().nth(first).unwrap_or("")
+    crate::generated_doc::check_section(
+        DOC,
+        BEGIN,
+        END,
+        &markdown(),
+        "NCMESH_UPDATE_DOCS=1 cargo test -p ncmesh-core scenario::reference",
     );
 }
 

@@ -252,16 +252,18 @@ mod tests {
         assert!(close(plan.credit[1], z_a / (z_s * 0.5 + z_b * 0.4)));
     }
 
+    /// R2 (2) hears the source (3) rarely and A (1) nearly always: R2's share is tiny.
+    const PRUNED: &[(NodeId, NodeId, f64)] = &[
+        (3, 2, 0.05),
+        (3, 1, 0.95),
+        (2, 0, 0.9),
+        (1, 0, 0.9),
+        (2, 1, 0.3),
+    ];
+
     #[test]
     fn forwarders_below_the_share_are_pruned_and_the_plan_recomputed() {
-        // R2 hears the source rarely and A nearly always: R2's share is tiny.
-        let p = table(&[
-            (3, 2, 0.05),
-            (3, 1, 0.95),
-            (2, 0, 0.9),
-            (1, 0, 0.9),
-            (2, 1, 0.3),
-        ]);
+        let p = table(PRUNED);
         let all = plan(&[0, 1, 2, 3], &p, 0.0);
         assert_eq!(all.nodes, vec![0, 1, 2, 3]);
         assert!(all.z[2] < 0.1 * all.total_transmissions());
@@ -295,13 +297,7 @@ mod tests {
     fn each_link_is_asked_once_however_often_pruning_solves_again() {
         // The pruning case above solves twice; every (from, to) is asked of p once.
         let asked = std::cell::RefCell::new(Vec::new());
-        let links = table(&[
-            (3, 2, 0.05),
-            (3, 1, 0.95),
-            (2, 0, 0.9),
-            (1, 0, 0.9),
-            (2, 1, 0.3),
-        ]);
+        let links = table(PRUNED);
         let p = |a, b| {
             asked.borrow_mut().push((a, b));
             links(a, b)
