@@ -6,9 +6,9 @@ use super::{Air, Flow, Ledger, Node, Sim};
 use crate::app::Source;
 use crate::coding::registry::{make_flow, make_scheme};
 use crate::coding::PollAt;
-use crate::engine::{secs, EventQueue, Rng, StreamPurpose};
+use crate::engine::{secs, EventQueue, Rng, StreamPurpose, TimerSlot};
 use crate::mac::{MacParams, Station};
-use crate::metrics::{NodeResult, StreamDelay};
+use crate::metrics::NodeResult;
 use crate::mobility::{any_moves, positions_at};
 use crate::net::Routes;
 use crate::phy::loss::LossModel;
@@ -16,7 +16,8 @@ use crate::phy::radio::RxModel;
 use crate::phy::{Channel, Radio};
 use crate::scenario::schema::{Reception, Transport};
 use crate::scenario::{validate, Scenario, ScenarioError};
-use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::endpoint::{Endpoint, EndpointCfg, EndpointOutput};
+use crate::transport::tcp::TcpConfig;
 
 pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
     validate(s)?;
@@ -74,7 +75,7 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
                 ),
                 scheme: make_scheme(s)?,
                 due: PollAt::Idle,
-                poll_event: crate::engine::Time::MAX,
+                poll_event: TimerSlot::default(),
                 flow: make_flow(s)?,
                 rng_flow: Rng::stream(seed, i as u64, StreamPurpose::FlowCoding),
                 rng_channel: Rng::stream(seed, i as u64, StreamPurpose::Channel),
@@ -97,49 +98,44 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
     let mut tcp = s.tcp.clone();
     tcp.ap_link_rate_mbps = tcp.ap_link_rate_mbps.or(Some(s.mac.data_rate_mbps));
     let tcp_cfg = TcpConfig::from_cfg(&tcp);
-    let flows: Vec<Flow> = s
-        .flows
-        .iter()
-        .map(|f| {
-            let tcp = f.transport == Transport::Tcp;
-            Flow {
-                src: f.src,
-                dst: f.dst,
-                tcp,
-                source: Source::from_cfg(f),
-                start: secs(f.start_s),
-                stop: f.stop_s.map_or(end, secs).min(end),
-                tx: tcp.then(|| TcpSender::new(&tcp_cfg)),
-                rx: tcp.then(|| TcpReceiver::new(&tcp_cfg)),
-                app_bytes: 0,
-                max_sent: 0,
-                active: false,
-                udp_seq: 0,
-                udp_rx_bytes: 0,
-                tx_packets: 0,
-                rto_at: None,
-                pace_at: None,
-                delack_at: None,
-                bytes_at_measure_start: 0,
-                bytes_at_measure_end: None,
-                bytes_at_last_sample: 0,
-                payload_errors: 0,
-                delay: StreamDelay::default(),
-            }
-        })
-        .collect();
-
-    let mut queue = EventQueue::new();
-    for (i, f) in flows.iter().enumerate() {
-        queue.schedule(f.start, Ev::FlowStart { flow: i as u32 });
-        if f.stop < end {
-            queue.schedule(f.stop, Ev::FlowStop { flow: i as u32 });
-        }
-    }
     let series_interval = secs(s.simulation.series_interval_s);
-    queue.schedule(series_interval, Ev::Sample);
     let m0 = secs(s.simulation.measure_start_s);
     let m1 = s.simulation.measure_end_s.map_or(end, secs);
+    let mut queue = EventQueue::new();
+    let mut flows = Vec::with_capacity(s.flows.len());
+    for (i, f) in s.flows.iter().enumerate() {
+        let mut ep = Endpoint::new(&EndpointCfg {
+            flow: i as u32,
+            src: f.src,
+            dst: f.dst,
+            source: Source::from_cfg(f, &mac.timing),
+            tcp: (f.transport == Transport::Tcp).then(|| tcp_cfg.clone()),
+            start: secs(f.start_s),
+            stop: f.stop_s.map_or(end, secs).min(end),
+            end,
+            payloads: s.simulation.payload_bytes,
+            measure: (m0, m1),
+        });
+        // Its first outputs: the start and stop of its application.
+        while let Some(o) = ep.poll_output(0) {
+            if let EndpointOutput::Schedule { at, timer } = o {
+                queue.schedule(
+                    at,
+                    Ev::Flow {
+                        flow: i as u32,
+                        timer,
+                    },
+                );
+            }
+        }
+        flows.push(Flow {
+            ep,
+            bytes_at_measure_start: 0,
+            bytes_at_measure_end: None,
+            bytes_at_last_sample: 0,
+        });
+    }
+    queue.schedule(series_interval, Ev::Sample);
     queue.schedule(m0, Ev::MeasureStart);
     queue.schedule(m1, Ev::MeasureEnd);
     if has_mobility {
@@ -170,7 +166,6 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
         scenario: s.clone(),
         queue_capacity: s.mac.queue_packets as usize,
         next_uid: 0,
-        payloads: s.simulation.payload_bytes,
         series_interval,
         measure: (m0, m1),
         flow_series: Vec::new(),

@@ -137,9 +137,10 @@ impl Sim {
     fn coding_poll_later(&mut self, n: u32) {
         let nd = &mut self.nodes[n as usize];
         if let PollAt::At(t) = nd.due {
-            if t > self.now && t < nd.poll_event {
-                nd.poll_event = t;
-                self.queue.schedule(t, Ev::CodingPoll { node: n });
+            if t > self.now {
+                if let Some(at) = nd.poll_event.arm(t, self.now) {
+                    self.queue.schedule(at, Ev::CodingPoll { node: n });
+                }
             }
         }
     }
@@ -147,9 +148,7 @@ impl Sim {
     /// A held packet of `n`'s scheme may be due: the MAC contends if so.
     pub(super) fn on_coding_poll(&mut self, n: u32) {
         let nd = &mut self.nodes[n as usize];
-        if self.now >= nd.poll_event {
-            nd.poll_event = Time::MAX;
-        }
+        nd.poll_event.fire(self.now);
         self.mac_packet_ready(n);
         self.coding_poll_later(n);
     }

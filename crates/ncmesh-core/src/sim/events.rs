@@ -1,6 +1,7 @@
 //! The events the simulator schedules.
 
 use crate::mac::MacTimer;
+use crate::transport::endpoint::FlowTimer;
 
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Ev {
@@ -25,24 +26,10 @@ pub(super) enum Ev {
         node: u32,
         slot: u32,
     },
-    FlowStart {
+    /// A timer of flow `flow`'s endpoint (application, TCP).
+    Flow {
         flow: u32,
-    },
-    FlowStop {
-        flow: u32,
-    },
-    AppTick {
-        flow: u32,
-    },
-    Rto {
-        flow: u32,
-    },
-    /// A paced TCP sender may send again.
-    Pace {
-        flow: u32,
-    },
-    DelAck {
-        flow: u32,
+        timer: FlowTimer,
     },
     /// A wake-up the coding scheme asked for (`SchemeCx::wake_at`).
     SchemeWake {

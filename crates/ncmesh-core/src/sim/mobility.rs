@@ -27,9 +27,7 @@ impl Sim {
             self.nodes.len(),
         );
         for f in 0..self.flows.len() as u32 {
-            if self.flows[f as usize].tcp {
-                self.tell_path_hops(f);
-            }
+            self.tell_path_hops(f);
         }
         self.next_mobility_update();
     }

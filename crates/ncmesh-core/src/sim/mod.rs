@@ -15,16 +15,15 @@ pub mod pcap;
 mod report;
 pub mod trace;
 
-use crate::app::Source;
 use crate::coding::{CodingScheme, FlowCoder, PollAt, SchemeOut};
-use crate::engine::{EventQueue, Rng, Time};
+use crate::engine::{EventQueue, Rng, Time, TimerSlot};
 use crate::mac::{MacParams, Station};
-use crate::metrics::{FlowSample, NodeResult, NodeSample, RunResult, StreamDelay};
+use crate::metrics::{FlowSample, NodeResult, NodeSample, RunResult};
 use crate::net::{NodeId, Routes};
 use crate::phy::loss::LossModel;
 use crate::phy::{Channel, Radio};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::transport::tcp::{TcpReceiver, TcpSender};
+use crate::transport::endpoint::Endpoint;
 use air::Air;
 use events::Ev;
 
@@ -44,8 +43,8 @@ struct Node {
     scheme: Box<dyn CodingScheme>,
     /// When the scheme next has a frame due, as it said after its last callback.
     due: PollAt,
-    /// Earliest pending `Ev::CodingPoll` (Time::MAX: none).
-    poll_event: Time,
+    /// The pending `Ev::CodingPoll`, at the earliest due time asked for.
+    poll_event: TimerSlot,
     /// The end-to-end (intra-flow) coder, if the scenario names one.
     flow: Option<Box<dyn FlowCoder>>,
     rng_flow: Rng,
@@ -58,41 +57,12 @@ struct Node {
     turns: crate::net::Turns,
 }
 
+/// A flow: its endpoint, and what the run samples of it.
 struct Flow {
-    src: NodeId,
-    dst: NodeId,
-    tcp: bool,
-    source: Source,
-    start: Time,
-    stop: Time,
-    tx: Option<TcpSender>,
-    rx: Option<TcpReceiver>,
-    /// Bytes the application has written so far (u64::MAX: unlimited).
-    app_bytes: u64,
-    /// Highest stream offset sent.
-    max_sent: u64,
-    active: bool,
-    udp_seq: u64,
-    udp_rx_bytes: u64,
-    tx_packets: u64,
-    rto_at: Option<Time>,
-    pace_at: Option<Time>,
-    delack_at: Option<Time>,
+    ep: Endpoint,
     bytes_at_measure_start: u64,
     bytes_at_measure_end: Option<u64>,
     bytes_at_last_sample: u64,
-    payload_errors: u64,
-    /// Application-to-application delay of the TCP stream.
-    delay: StreamDelay,
-}
-
-impl Flow {
-    fn delivered(&self) -> u64 {
-        match &self.rx {
-            Some(r) => r.delivered_bytes(),
-            None => self.udp_rx_bytes,
-        }
-    }
 }
 
 /// A built network with its event queue: the state of one run.
@@ -111,7 +81,6 @@ pub struct Sim {
     scenario: Scenario,
     queue_capacity: usize,
     next_uid: u64,
-    payloads: bool,
     series_interval: Time,
     measure: (Time, Time),
     flow_series: Vec<FlowSample>,
@@ -190,24 +159,19 @@ impl Sim {
             Ev::TxEnd { node, response } => self.on_tx_end(node, response),
             Ev::Arrival { slot, idx } => self.on_arrival(slot, idx),
             Ev::RxEnd { node, slot } => self.on_rx_end(node, slot),
-            Ev::FlowStart { flow } => self.on_flow_start(flow),
-            Ev::FlowStop { flow } => self.on_flow_stop(flow),
-            Ev::AppTick { flow } => self.on_app_tick(flow),
-            Ev::Rto { flow } => self.on_rto(flow),
-            Ev::Pace { flow } => self.on_pace(flow),
-            Ev::DelAck { flow } => self.on_delack(flow),
+            Ev::Flow { flow, timer } => self.on_flow_timer(flow, timer),
             Ev::SchemeWake { node } => self.on_scheme_wake(node),
             Ev::CodingPoll { node } => self.on_coding_poll(node),
             Ev::FlowWake { node } => self.on_flow_wake(node),
             Ev::Sample => self.on_sample(),
             Ev::MeasureStart => {
                 for f in &mut self.flows {
-                    f.bytes_at_measure_start = f.delivered();
+                    f.bytes_at_measure_start = f.ep.delivered();
                 }
             }
             Ev::MeasureEnd => {
                 for f in &mut self.flows {
-                    f.bytes_at_measure_end = Some(f.delivered());
+                    f.bytes_at_measure_end = Some(f.ep.delivered());
                 }
             }
             Ev::Mobility => self.on_mobility(),

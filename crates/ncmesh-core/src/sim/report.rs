@@ -14,18 +14,19 @@ impl Sim {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let end_bytes = f.bytes_at_measure_end.unwrap_or_else(|| f.delivered());
-                let stats = f.tx.as_ref().map(|t| t.stats().clone()).unwrap_or_default();
+                let ep = &f.ep;
+                let end_bytes = f.bytes_at_measure_end.unwrap_or_else(|| ep.delivered());
+                let stats = ep.sender().map(|t| t.stats().clone()).unwrap_or_default();
                 FlowResult {
                     flow: i as u32,
-                    src: f.src,
-                    dst: f.dst,
-                    transport: if f.tcp { "tcp" } else { "udp" }.to_string(),
+                    src: ep.src(),
+                    dst: ep.dst(),
+                    transport: if ep.sender().is_some() { "tcp" } else { "udp" }.to_string(),
                     goodput_kbps: (end_bytes.saturating_sub(f.bytes_at_measure_start)) as f64 * 8.0
                         / window_s
                         / 1000.0,
-                    rx_bytes: f.delivered(),
-                    tx_packets: f.tx_packets,
+                    rx_bytes: ep.delivered(),
+                    tx_packets: ep.tx_packets(),
                     rtt_mean_ms: if stats.rtt_samples > 0 {
                         stats.rtt_sum_s / stats.rtt_samples as f64 * 1e3
                     } else {
@@ -35,14 +36,16 @@ impl Sim {
                     retransmissions: stats.retransmissions,
                     fast_retransmits: stats.fast_retransmits,
                     timeouts: stats.timeouts,
-                    payload_errors: f.payload_errors,
-                    acks_sent: f.rx.as_ref().map_or(0, |r| r.stats().acks_sent),
-                    out_of_order_segments: f
-                        .rx
-                        .as_ref()
+                    payload_errors: ep.payload_errors(),
+                    acks_sent: ep.receiver().map_or(0, |r| r.stats().acks_sent),
+                    out_of_order_segments: ep
+                        .receiver()
                         .map_or(0, |r| r.stats().out_of_order_segments),
-                    delay_mean_ms: f.delay.mean_ms(),
-                    path: self.routes.path(f.src, f.dst, i as u32).unwrap_or_default(),
+                    delay_mean_ms: ep.delay().mean_ms(),
+                    path: self
+                        .routes
+                        .path(ep.src(), ep.dst(), i as u32)
+                        .unwrap_or_default(),
                 }
             })
             .collect();

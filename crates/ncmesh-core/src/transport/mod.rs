@@ -1,4 +1,6 @@
-//! Transport protocols: TCP (NewReno, SACK) and UDP, as state machines with no I/O.
+//! Transport protocols: TCP (NewReno, SACK) and UDP, as state machines with no I/O, and
+//! a flow's two ends around them (`endpoint`).
 
+pub mod endpoint;
 pub mod tcp;
 pub mod udp;
