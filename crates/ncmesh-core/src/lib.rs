@@ -23,6 +23,7 @@ pub mod phy;
 pub mod scenario;
 pub mod sim;
 pub mod transport;
+pub mod wire;
 
 /// The build identity of this simulator: 16 hex digits hashing its sources, its
 /// `Cargo.toml` and its dependencies' locked versions (build.rs). Equal ids give equal

@@ -234,9 +234,9 @@ fn rate_limited_tcp_carries_its_rate() {
 
 #[test]
 fn data_bytes_on_the_air_are_the_frames_mpdus() {
-    use ncmesh_core::net::packet::IP_HEADER_BYTES;
     use ncmesh_core::phy::timing::{LLC_BYTES, MAC_DATA_OVERHEAD};
-    use ncmesh_core::transport::udp::UDP_HEADER_BYTES;
+    use ncmesh_core::wire::udp::UDP_HEADER_BYTES;
+    use ncmesh_core::wire::IP_HEADER_BYTES;
     // One hop of fixed-size UDP datagrams: every data frame is the same MPDU.
     let mut s = chain(1);
     s.flows[0].transport = Transport::Udp;

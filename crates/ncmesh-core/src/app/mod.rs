@@ -4,7 +4,7 @@ use crate::engine::{secs, Time};
 use crate::net::IP_HEADER_BYTES;
 use crate::phy::timing::{PhyTiming, LLC_BYTES, MAC_DATA_OVERHEAD};
 use crate::scenario::schema::{AppKind, FlowCfg, Transport};
-use crate::transport::udp::UDP_HEADER_BYTES;
+use crate::wire::udp::UDP_HEADER_BYTES;
 
 /// Bytes a UDP datagram's frame adds to its payload: UDP and IP headers, LLC/SNAP, the
 /// MAC header and FCS.

@@ -1,41 +1,20 @@
 //! The body of a data frame as the coding layer builds it: the packets it carries (one
 //! native, several natives XORed, or packets whose content is itself coded, see
-//! `net::CodedSymbol`) and the header of the scheme's family, which sizes the frame and
+//! `wire::CodedSymbol`) and the header of the scheme's family, which sizes the frame and
 //! writes its own block into packet captures. The MAC sees only the length.
 
 use crate::mac::frame::MacBody;
 use crate::net::{NodeId, Packet};
 use crate::phy::timing::LLC_BYTES;
+use crate::wire::header::same_header;
+pub use crate::wire::{Header, WireHeader};
 use smallvec::SmallVec;
 use std::any::Any;
-use std::fmt::Debug;
-use std::sync::Arc;
 
 /// A data frame of this simulator, as the MAC carries it.
 pub type Frame = crate::mac::Frame<Body>;
 /// A frame handed to the MAC, as the coding layer builds it.
 pub type OutFrame = crate::mac::OutFrame<Body>;
-
-/// A coding family's per-hop header (its fields, per-hop feedback included). Each
-/// family implements it beside its code; the simulator and the captures use it without
-/// knowing the family.
-pub trait WireHeader: Any + Debug + Send + Sync {
-    /// Length on the air, bytes.
-    fn bytes(&self) -> u32;
-    /// The 64-bit tag of the ncmesh capture header (docs/pcap.md): what the family
-    /// wants a capture reader to see first (e.g. coded or not).
-    fn pcap_tag(&self) -> u64 {
-        0
-    }
-    /// Length of the family's block in the ncmesh capture header, bytes.
-    fn pcap_len(&self) -> usize;
-    /// Writes the family's block (`pcap_len` bytes) into a capture.
-    fn write_pcap(&self, out: &mut Vec<u8>);
-}
-
-/// A shared, immutable family header: cloning a frame (each transmission attempt puts a
-/// copy on the air) only counts a reference.
-pub type Header = Arc<dyn WireHeader>;
 
 /// The payload of a data frame, as a coding scheme builds it.
 #[derive(Debug)]
@@ -75,15 +54,6 @@ impl Clone for Body {
             coded_payload: self.coded_payload.clone(),
             header: self.header.clone(),
         }
-    }
-}
-
-/// The same header (the same shared object), or both absent.
-pub(crate) fn same_header(a: &Option<Header>, b: &Option<Header>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-        _ => false,
     }
 }
 

@@ -39,7 +39,6 @@ pub mod piggycode;
 pub mod pipeline;
 pub mod registry;
 pub mod rlnc;
-pub mod symbol;
 pub mod tcpnc;
 pub mod timers;
 pub mod xor;
@@ -48,10 +47,10 @@ use crate::engine::Time;
 /// How a received frame was addressed and how a sent one ended: the MAC's own words.
 pub use crate::mac::{Addressed, TxOutcome};
 use crate::net::{NextHop, NodeId, Packet};
+pub use crate::wire::{CodedSymbol, Coeffs, ControlMsg, Layer, Span};
 pub use body::{Body, Frame, Header, OutFrame, WireHeader};
 pub use cx::{link_delivery, SchemeCx, SchemeOut};
 pub use flow::{FlowCoder, FlowCx, FlowOut};
-pub use symbol::{CodedSymbol, Coeffs, ControlMsg, Layer, Span};
 
 /// When a scheme has a frame for the MAC (smoltcp's `PollAt`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,8 @@
 //! IP forwarding at one node: local delivery, TTL, route lookup.
 
-use super::packet::{DropReason, NodeId, Packet};
+use super::drop::DropReason;
 use super::routing::{NextHops, Routes};
+use crate::wire::{NodeId, Packet};
 
 /// What the network layer of a node does with a packet.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,7 +43,7 @@ mod tests {
     use super::*;
     use crate::net::graph::Edge;
     use crate::net::L4;
-    use crate::transport::udp::UdpHeader;
+    use crate::wire::udp::UdpHeader;
 
     fn chain3() -> Routes {
         let e = |to| Edge {

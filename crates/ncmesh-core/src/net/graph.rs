@@ -1,9 +1,9 @@
 //! The routing graph: the radio links usable in both directions, each with its ETX, and
 //! shortest-path trees over it.
 
-use super::packet::NodeId;
 use crate::phy::Channel;
 use crate::scenario::schema::RouteMetric;
+use crate::wire::NodeId;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 

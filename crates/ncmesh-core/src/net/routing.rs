@@ -4,9 +4,9 @@
 //! in hop count and ETX from any node to any destination, and MORE-style forwarder sets.
 
 use super::graph::{routing_graph, tree_towards, Edge, Tree, NONE};
-use super::packet::NodeId;
 use crate::phy::Channel;
 use crate::scenario::schema::{FlowCfg, RoutingCfg, Spread};
+use crate::wire::NodeId;
 use smallvec::SmallVec;
 use std::cell::OnceCell;
 

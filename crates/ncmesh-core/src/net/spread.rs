@@ -1,8 +1,8 @@
 //! Spreading a flow over its paths (`routing.spread = "round-robin"`): a node hands the
 //! packets of each flow direction to its candidate next hops in turn.
 
-use super::packet::NodeId;
 use super::routing::NextHops;
+use crate::wire::NodeId;
 
 /// One node's turn counters, per (flow, destination): a handful per node, searched
 /// linearly.

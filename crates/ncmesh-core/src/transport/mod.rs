@@ -3,4 +3,3 @@
 
 pub mod endpoint;
 pub mod tcp;
-pub mod udp;

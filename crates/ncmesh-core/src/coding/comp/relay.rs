@@ -4,8 +4,8 @@
 //! later than the buffer's first packet makes the buffer forget the older packets first
 //! (the source has slid past them).
 
+use crate::coding::rlnc::FieldCoeffs;
 use crate::coding::rlnc::{Added, Decoder, Gf65536};
-use crate::coding::symbol::FieldCoeffs;
 use crate::coding::tcpnc::TcpNcHeader;
 use crate::coding::{CodedSymbol, Header, Span};
 use crate::engine::Rng;

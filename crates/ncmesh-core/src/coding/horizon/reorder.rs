@@ -144,7 +144,7 @@ fn drain(b: &mut FlowBuf, out: &mut Vec<Packet>) {
 mod tests {
     use super::*;
     use crate::net::L4;
-    use crate::transport::tcp::segment::TcpHeader;
+    use crate::wire::tcp::TcpHeader;
 
     const MSS: u32 = 1000;
 

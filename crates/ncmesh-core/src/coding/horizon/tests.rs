@@ -8,7 +8,7 @@ use crate::coding::SchemeOut;
 use crate::engine::MILLIS;
 use crate::net::L4;
 use crate::scenario::{build, BuildOptions};
-use crate::transport::tcp::segment::TcpHeader;
+use crate::wire::tcp::TcpHeader;
 
 const SRC: NodeId = 0;
 const DST: NodeId = 4;

@@ -4,8 +4,8 @@
 //! and pays one per recoded packet sent.
 
 use super::source::coded_packet;
+use crate::coding::rlnc::FieldCoeffs;
 use crate::coding::rlnc::{Added, Decoder, Gf256};
-use crate::coding::symbol::FieldCoeffs;
 use crate::coding::{CodedSymbol, Header};
 use crate::engine::Rng;
 use crate::net::Packet;

@@ -1,8 +1,8 @@
 //! A flow's destination (Chachulski et al. §4.3): decodes the batch in flight and, at
 //! full rank, hands its natives up in order and acknowledges it end to end.
 
+use crate::coding::rlnc::FieldCoeffs;
 use crate::coding::rlnc::{Added, Decoder, Gf256};
-use crate::coding::symbol::FieldCoeffs;
 use crate::coding::CodedSymbol;
 use crate::net::Packet;
 use std::sync::Arc;

@@ -10,7 +10,7 @@ use crate::coding::Coeffs;
 use crate::coding::SchemeOut;
 use crate::engine::{Time, MILLIS};
 use crate::scenario::BuildOptions;
-use crate::transport::tcp::segment::TcpHeader;
+use crate::wire::tcp::TcpHeader;
 
 const SRC: NodeId = 0;
 const DST: NodeId = 4;

@@ -4,7 +4,7 @@ use crate::coding::xor::entry::{Entry, Knowledge, Native};
 use crate::coding::xor::queue::QueueCx;
 use crate::engine::Rng;
 use crate::net::{NodeId, Packet, L4};
-use crate::transport::udp::UdpHeader;
+use crate::wire::udp::UdpHeader;
 
 /// A 1000-byte UDP native of `flow` (originated at `src`), `uid` also its sequence.
 pub(crate) fn nat(uid: u64, flow: u32, src: NodeId, next_hop: NodeId, prev_hop: NodeId) -> Native {

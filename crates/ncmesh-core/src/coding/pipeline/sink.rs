@@ -166,7 +166,7 @@ mod tests {
     use crate::coding::Header;
     use crate::engine::{Rng, StreamPurpose};
     use crate::net::L4;
-    use crate::transport::tcp::segment::TcpHeader;
+    use crate::wire::tcp::TcpHeader;
     use std::sync::Arc;
 
     const K: usize = 4;

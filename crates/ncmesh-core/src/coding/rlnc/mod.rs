@@ -11,10 +11,12 @@
 //! it combines and decodes the payload bytes as well, and the tests compare every decoded
 //! packet with the original.
 
+pub mod coeffs;
 pub mod decoder;
 pub mod encoder;
 pub mod field;
 
+pub use coeffs::FieldCoeffs;
 pub use decoder::{Added, Decoder};
 pub use encoder::{combine, combine_packets, random_coeffs};
 pub use field::{Field, Gf256, Gf65536};

@@ -9,7 +9,7 @@ use super::TcpNcCounters;
 use crate::coding::keyed::value_or_insert_with;
 use crate::coding::loss_estimate::LossEstimate;
 use crate::coding::rlnc::Added;
-use crate::coding::symbol::FieldCoeffs;
+use crate::coding::rlnc::FieldCoeffs;
 use crate::coding::{CodedSymbol, ControlMsg, FlowCoder, FlowCx, Layer, Span};
 use crate::net::{NodeId, Packet, L4};
 

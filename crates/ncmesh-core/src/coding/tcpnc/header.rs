@@ -9,8 +9,8 @@ use crate::coding::loss_estimate::Counts;
 use crate::coding::WireHeader;
 use crate::engine::Time;
 use crate::net::{NodeId, Packet, IP_HEADER_BYTES, L4};
-use crate::transport::tcp::segment::TCP_HEADER_BYTES;
 use crate::transport::tcp::TcpHeader;
+use crate::wire::tcp::TCP_HEADER_BYTES;
 
 /// Bytes of the window's first packet (a TCP byte sequence number, as Sundararajan et
 /// al.'s header carries the window's base).

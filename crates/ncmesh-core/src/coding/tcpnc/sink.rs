@@ -9,8 +9,8 @@
 //! way, are then still usable).
 
 use crate::coding::loss_estimate::{Counts, ReceiveCounts};
+use crate::coding::rlnc::FieldCoeffs;
 use crate::coding::rlnc::{Added, Decoder};
-use crate::coding::symbol::FieldCoeffs;
 use crate::coding::CodedSymbol;
 use crate::net::{NodeId, Packet};
 use std::collections::VecDeque;

@@ -11,8 +11,8 @@
 
 use super::header::{TcpNcHeader, ID_BYTES, WINDOW_LEN_BYTES, WINDOW_START_BYTES};
 use crate::coding::loss_estimate::LossEstimate;
+use crate::coding::rlnc::FieldCoeffs;
 use crate::coding::rlnc::{combine_packets, random_coeffs};
-use crate::coding::symbol::FieldCoeffs;
 use crate::coding::{CodedSymbol, Span};
 use crate::engine::Rng;
 use crate::net::{NodeId, Packet};

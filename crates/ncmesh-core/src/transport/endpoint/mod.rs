@@ -10,11 +10,11 @@
 //! outputs first, as a nested call would.
 
 use super::tcp::{TcpConfig, TcpHeader, TcpReceiver, TcpSender};
-use super::udp::{UdpHeader, UDP_HEADER_BYTES};
 use crate::app::{payload, payload_intact, Source};
 use crate::engine::{Time, TimerSlot};
 use crate::metrics::StreamDelay;
 use crate::net::{NodeId, L4};
+use crate::wire::udp::{UdpHeader, UDP_HEADER_BYTES};
 use std::collections::VecDeque;
 
 /// The timers of a flow.

@@ -11,7 +11,7 @@
 //! variants replace it: TCP-FeW ([`few`]), TCP-AP and network-coding-aware TCP
 //! ([`ap`], rate pacing), TCP Vegas ([`vegas`]).
 //!
-//! One concept per file: [`segment`] (header), [`config`], [`rtt`] (RFC 6298),
+//! One concept per file (the header is `wire::tcp`): [`config`], [`rtt`] (RFC 6298),
 //! [`congestion`] (the variant seam and RFC 5681 growth), [`few`], [`ap`], [`vegas`],
 //! [`scoreboard`] (SACK scoreboard, RFC 6675 helpers), [`sender`], [`receiver`].
 
@@ -22,13 +22,13 @@ pub mod few;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
-pub mod segment;
 pub mod sender;
 pub mod vegas;
 
 #[cfg(test)]
 mod harness;
 
+pub use crate::wire::tcp::{SackBlock, TcpHeader, MAX_SACK_BLOCKS, TCP_HEADER_BYTES};
 pub use ap::{Ap, ApParams};
 pub use config::{TcpConfig, DEFAULT_PATH_HOPS};
 pub use congestion::{CcAlgorithm, CongestionControl, Reno, Window};
@@ -36,6 +36,5 @@ pub use few::Few;
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use rtt::RttEstimator;
 pub use scoreboard::Scoreboard;
-pub use segment::{SackBlock, TcpHeader, MAX_SACK_BLOCKS, TCP_HEADER_BYTES};
 pub use sender::{RecoveryState, TcpSender, TcpSenderStats};
 pub use vegas::{Vegas, VegasParams};

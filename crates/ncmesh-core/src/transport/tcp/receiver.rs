@@ -6,8 +6,8 @@
 //! size minus those bytes.
 
 use super::config::TcpConfig;
-use super::segment::{SackBlock, TcpHeader, MAX_SACK_BLOCKS};
 use crate::engine::Time;
+use crate::wire::tcp::{SackBlock, TcpHeader, MAX_SACK_BLOCKS};
 
 /// Receiver-side counters.
 #[derive(Debug, Clone, Default)]

@@ -6,7 +6,7 @@
 //! exclusive ends here: `high_rxt` is the sequence number just past the highest
 //! retransmitted byte.
 
-use super::segment::SackBlock;
+use crate::wire::tcp::SackBlock;
 
 /// A gap in the SACKed data below the highest SACKed byte (a NextSeg candidate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

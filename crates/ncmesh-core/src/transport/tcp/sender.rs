@@ -37,8 +37,8 @@ use super::config::TcpConfig;
 use super::congestion::{CcAlgorithm, CongestionControl, Window};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::segment::TcpHeader;
 use crate::engine::{to_secs, Time};
+use crate::wire::tcp::TcpHeader;
 use std::collections::VecDeque;
 
 /// A TCP sender's counters.
@@ -659,7 +659,7 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::engine::{MILLIS, SECOND};
-    use crate::transport::tcp::segment::SackBlock;
+    use crate::wire::tcp::SackBlock;
 
     const MSS: u64 = 1000;
 

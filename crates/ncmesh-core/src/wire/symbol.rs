@@ -2,9 +2,8 @@
 //! packets (intra-flow coding: Pipeline coding, TCP/NC, MORE, CoMP), and a layer's own
 //! messages (MORE's batch acknowledgement, CoMP's feedback), which route like any packet.
 
-use super::rlnc::{Field, Gf256, Gf65536};
-use super::Header;
-use crate::net::{NodeId, Packet, IP_HEADER_BYTES, L4};
+use super::header::{same_header, Header, WireHeader};
+use super::packet::{NodeId, Packet, IP_HEADER_BYTES, L4};
 use std::sync::Arc;
 
 /// Which of a flow's packets a combination spans.
@@ -58,39 +57,6 @@ impl Coeffs {
     }
 }
 
-/// A field whose coefficient vectors travel as one of the `Coeffs` variants: how a coder
-/// generic over the field writes and reads them.
-pub trait FieldCoeffs: Field {
-    /// The vector `c` as carried.
-    fn wrap(c: &[Self::Elem]) -> Coeffs;
-    /// The carried vector, if it is over this field.
-    fn view(c: &Coeffs) -> Option<&[Self::Elem]>;
-}
-
-impl FieldCoeffs for Gf256 {
-    fn wrap(c: &[u8]) -> Coeffs {
-        Coeffs::Gf256(c.into())
-    }
-    fn view(c: &Coeffs) -> Option<&[u8]> {
-        match c {
-            Coeffs::Gf256(v) => Some(v),
-            Coeffs::Gf65536(_) => None,
-        }
-    }
-}
-
-impl FieldCoeffs for Gf65536 {
-    fn wrap(c: &[u16]) -> Coeffs {
-        Coeffs::Gf65536(c.into())
-    }
-    fn view(c: &Coeffs) -> Option<&[u16]> {
-        match c {
-            Coeffs::Gf65536(v) => Some(v),
-            Coeffs::Gf256(_) => None,
-        }
-    }
-}
-
 /// A packet whose content is a linear combination of a flow's packets.
 #[derive(Debug, Clone)]
 pub struct CodedSymbol {
@@ -139,7 +105,7 @@ impl CodedSymbol {
     }
 
     /// The family header, if it is one of type `H` (as `Body::header_as`).
-    pub fn header_as<H: super::WireHeader>(&self) -> Option<&H> {
+    pub fn header_as<H: WireHeader>(&self) -> Option<&H> {
         let h: &dyn std::any::Any = self.header.as_deref()?;
         h.downcast_ref::<H>()
     }
@@ -151,7 +117,7 @@ impl PartialEq for CodedSymbol {
             && self.coeffs == o.coeffs
             && self.payload == o.payload
             && self.natives == o.natives
-            && super::body::same_header(&self.header, &o.header)
+            && same_header(&self.header, &o.header)
     }
 }
 
@@ -168,7 +134,7 @@ impl ControlMsg {
     /// A packet carrying `fields` for `layer` of flow `flow` from `src` to `dst` (IP
     /// header plus the fields' bytes); its uid, creation time and TTL are set by the
     /// simulator when the coding layer sends it.
-    pub fn packet<H: super::WireHeader>(
+    pub fn packet<H: WireHeader>(
         layer: Layer,
         fields: H,
         flow: u32,
@@ -192,7 +158,7 @@ impl ControlMsg {
     }
 
     /// The message's fields, if of type `H`.
-    pub fn fields_as<H: super::WireHeader>(&self) -> Option<&H> {
+    pub fn fields_as<H: WireHeader>(&self) -> Option<&H> {
         let h: &dyn std::any::Any = &*self.fields;
         h.downcast_ref::<H>()
     }

@@ -1,9 +1,9 @@
 //! The network-layer packet as it travels hop by hop.
 
-use crate::coding::{CodedSymbol, ControlMsg};
+use super::symbol::{CodedSymbol, ControlMsg};
+use super::tcp::TcpHeader;
+use super::udp::UdpHeader;
 use crate::engine::Time;
-use crate::transport::tcp::TcpHeader;
-use crate::transport::udp::UdpHeader;
 
 /// A node's index in the scenario (0, 1, ... in file order).
 pub type NodeId = u32;
@@ -84,19 +84,4 @@ impl Packet {
             _ => None,
         }
     }
-}
-
-/// Why a packet instance left the network without being delivered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DropReason {
-    /// Interface queue full on arrival (drop-tail) or chosen by a queue policy.
-    QueueFull,
-    /// MAC gave up after its retry limit.
-    RetryLimit,
-    /// TTL reached zero.
-    Ttl,
-    /// No route to the destination.
-    NoRoute,
-    /// Discarded by a coding scheme (e.g. a packet it could not decode).
-    Scheme,
 }
