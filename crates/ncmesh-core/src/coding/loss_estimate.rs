@@ -190,9 +190,39 @@ impl ReceiveCounts {
         self.up.iter().find(|e| e.0 == to).map(|e| e.1)
     }
 
-    /// Every upstream neighbour's counts.
-    pub fn all(&self) -> &[(NodeId, Counts)] {
-        &self.up
+    /// Every upstream neighbour's counts, as reports for it.
+    pub fn reports(&self) -> impl Iterator<Item = Report> + '_ {
+        self.up.iter().map(|&(to, counts)| Report { to, counts })
+    }
+}
+
+/// Alg. 1's report on the air: a receiver's (s, t) for the node they are about (an
+/// upstream neighbour in CoMP, a flow's source in MORE). One block for both families; the
+/// node's address is as wide as the family's header names nodes (docs/assumptions.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Report {
+    /// The node the counts are about.
+    pub to: NodeId,
+    /// (s, t).
+    pub counts: Counts,
+}
+
+impl Report {
+    /// Bytes of (s, t) on the air: 4 each.
+    pub const COUNTS_BYTES: u32 = 8;
+    /// Bytes of one report in a capture: the node (u32), s and t (u64 each).
+    pub const PCAP_BYTES: usize = 20;
+
+    /// Bytes of one report on the air whose node takes `address_bytes`.
+    pub const fn bytes(address_bytes: u32) -> u32 {
+        address_bytes + Self::COUNTS_BYTES
+    }
+
+    /// Writes the report's `PCAP_BYTES` into a capture.
+    pub fn write_pcap(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to.to_be_bytes());
+        out.extend_from_slice(&self.counts.last_id.to_be_bytes());
+        out.extend_from_slice(&self.counts.received.to_be_bytes());
     }
 }
 

@@ -4,24 +4,16 @@
 //! upstream neighbours of the flow, the (s, t) of Alg. 1. Sizes: docs/assumptions.md
 //! ("CoMP").
 
-use crate::coding::loss_estimate::Counts;
+pub use crate::coding::loss_estimate::Report;
 use crate::coding::WireHeader;
-use crate::net::NodeId;
 use smallvec::SmallVec;
 
 /// Bytes of the fixed part: flow (2), id (4), queue (1), report count (1).
 pub const FIXED_BYTES: u32 = 8;
-/// Bytes of one report: the upstream node (2), s (4), t (4).
-pub const REPORT_BYTES: u32 = 10;
-
-/// One upstream neighbour's counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Report {
-    /// The upstream neighbour they are for.
-    pub to: NodeId,
-    /// (s, t): the last id received from it and how many.
-    pub counts: Counts,
-}
+/// Bytes of a node's id in the header.
+pub const NODE_BYTES: u32 = 2;
+/// Bytes of one report: the upstream node, s (4), t (4).
+pub const REPORT_BYTES: u32 = Report::bytes(NODE_BYTES);
 
 /// The header of a CoMP frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +40,7 @@ impl WireHeader for CompHeader {
     }
 
     fn pcap_len(&self) -> usize {
-        20 + 20 * self.reports.len()
+        20 + Report::PCAP_BYTES * self.reports.len()
     }
 
     /// flow, queue, report count (u32 each), id (u64; u64::MAX: none), then per report
@@ -59,9 +51,7 @@ impl WireHeader for CompHeader {
         out.extend_from_slice(&(self.reports.len() as u32).to_be_bytes());
         out.extend_from_slice(&self.id.unwrap_or(u64::MAX).to_be_bytes());
         for r in &self.reports {
-            out.extend_from_slice(&r.to.to_be_bytes());
-            out.extend_from_slice(&r.counts.last_id.to_be_bytes());
-            out.extend_from_slice(&r.counts.received.to_be_bytes());
+            r.write_pcap(out);
         }
     }
 }
@@ -69,6 +59,7 @@ impl WireHeader for CompHeader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coding::loss_estimate::Counts;
 
     #[test]
     fn sizes_on_the_air_and_in_captures() {

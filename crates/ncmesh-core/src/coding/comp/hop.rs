@@ -2,7 +2,7 @@
 //! sender's queue for the flow and its (s, t) for each upstream neighbour, written on every
 //! frame and read from every frame heard; a hand-over stands in for a queue not yet heard.
 
-use super::header::{CompHeader, Report};
+use super::header::CompHeader;
 use super::Comp;
 use crate::coding::SchemeCx;
 use crate::engine::Time;
@@ -21,12 +21,7 @@ impl Comp {
         if let Some(f) = self.find(flow).map(|i| &self.flows[i]) {
             // One byte on the air: a longer buffer reads as 255.
             h.queue = f.owed().min(u8::MAX as usize) as u32;
-            h.reports = f
-                .counts
-                .all()
-                .iter()
-                .map(|&(to, counts)| Report { to, counts })
-                .collect();
+            h.reports = f.counts.reports().collect();
         }
         h
     }

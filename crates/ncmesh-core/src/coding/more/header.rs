@@ -3,7 +3,7 @@
 //! Alg. 1 in place of MORE's probes, and the destination's batch acknowledgement. Sizes:
 //! docs/assumptions.md ("MORE").
 
-use crate::coding::loss_estimate::Counts;
+use crate::coding::loss_estimate::Report;
 use crate::coding::WireHeader;
 use crate::net::NodeId;
 
@@ -23,8 +23,10 @@ pub const FORWARDER_BYTES: u32 = 6;
 pub const HOP_COUNT_BYTES: u32 = 1;
 /// Bytes of the id of a coded frame (Alg. 1's p_i entries).
 pub const ID_BYTES: u32 = 4;
-/// Bytes of one report: the source's address (4), s (4) and t (4).
-pub const REPORT_BYTES: u32 = 12;
+/// Bytes of a node's IPv4 address, as the forwarder list names nodes.
+pub const ADDRESS_BYTES: u32 = 4;
+/// Bytes of one report: the source's address, s (4) and t (4).
+pub const REPORT_BYTES: u32 = Report::bytes(ADDRESS_BYTES);
 
 /// The end-to-end MORE header of a coded packet, beyond its span (batch number and
 /// size) and code vector (`Coeffs::bytes`): the forwarder list with TX credits, closest
@@ -76,8 +78,8 @@ impl WireHeader for MoreHeader {
 pub struct MoreHop {
     /// The id of a coded frame (None on other frames).
     pub id: Option<u64>,
-    /// (source, its counts at the sender).
-    pub reports: Vec<(NodeId, Counts)>,
+    /// The sender's counts for each source.
+    pub reports: Vec<Report>,
 }
 
 impl WireHeader for MoreHop {
@@ -92,7 +94,7 @@ impl WireHeader for MoreHop {
     }
 
     fn pcap_len(&self) -> usize {
-        12 + 20 * self.reports.len()
+        12 + Report::PCAP_BYTES * self.reports.len()
     }
 
     /// The id (u64; u64::MAX when none), the count (u32), then per report the source
@@ -100,10 +102,8 @@ impl WireHeader for MoreHop {
     fn write_pcap(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.id.unwrap_or(u64::MAX).to_be_bytes());
         out.extend_from_slice(&(self.reports.len() as u32).to_be_bytes());
-        for (n, c) in &self.reports {
-            out.extend_from_slice(&n.to_be_bytes());
-            out.extend_from_slice(&c.last_id.to_be_bytes());
-            out.extend_from_slice(&c.received.to_be_bytes());
+        for r in &self.reports {
+            r.write_pcap(out);
         }
     }
 }

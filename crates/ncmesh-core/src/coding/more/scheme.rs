@@ -368,7 +368,7 @@ impl More {
     /// This node's per-hop block: `id` for a coded frame of its own flow, and its
     /// reports.
     fn hop(&self, id: Option<u64>) -> Option<MoreHop> {
-        let reports = self.counts.all().to_vec();
+        let reports: Vec<_> = self.counts.reports().collect();
         (id.is_some() || !reports.is_empty()).then_some(MoreHop { id, reports })
     }
 }
@@ -438,8 +438,11 @@ impl CodingScheme for More {
         let hop = rx.body.header_as::<MoreHop>();
         if let Some(h) = hop {
             // Alg. 1 at a source: a receiver's (s, t) for this node.
-            let mine = h.reports.iter().filter(|r| r.0 == cx.node);
-            for &(_, c) in mine.take(usize::from(!self.sources.is_empty())) {
+            let mine = h.reports.iter().filter(|r| r.to == cx.node);
+            for c in mine
+                .take(usize::from(!self.sources.is_empty()))
+                .map(|r| r.counts)
+            {
                 if self.estimate.report(rx.tx, c.last_id, c.received).is_some() {
                     self.counters.loss_samples += 1;
                 }

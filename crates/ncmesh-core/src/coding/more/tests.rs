@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::coding::bench::Bench;
+use crate::coding::loss_estimate::Report;
 use crate::coding::more::config::MoreCfg;
 use crate::coding::more::source::coded_packet;
 use crate::coding::Coeffs;
@@ -421,7 +422,10 @@ fn header_sizes() {
     assert_eq!(MoreAck { flow: 0, batch: 0 }.bytes(), 7);
     let hop = MoreHop {
         id: Some(3),
-        reports: vec![(0, Default::default())],
+        reports: vec![Report {
+            to: 0,
+            counts: Default::default(),
+        }],
     };
     assert_eq!(hop.bytes(), 1 + 4 + 12);
     assert_eq!(MoreHop::default().bytes(), 1);
