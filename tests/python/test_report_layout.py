@@ -50,6 +50,7 @@ def assert_report_layout(page: str, claims: list[dict] | None, main_table: str |
                           headline)
         assert first and first.groups() == (f"{held} of {len(claims)}", "the paper&#x27;s claims that hold")
         _assert_claims_table(section(page, "claims"), claims)
+    assert "The paper&#x27;s claims beside ours</h3>" not in page       # the claims table once, in its section
     figures = section(page, "figures")
     assert figures.count('<img class="figure"') == page.count('<img class="figure"') > 0
     _assert_settings_folded(section(page, "settings"), facts)

@@ -301,11 +301,11 @@ class Analysis:
         table (two are an error) and `main_table`, else the first part's that names one."""
         out = cls(scenario_note=scenario_note, main_table=main_table)
         for p in parts:
+            if out.claims_out is not None and p.claims_out is not None:
+                raise ValueError("two parts give a claims table (claims_part): join their claims into one")
             twice = set(out.summary) & set(p.summary)
             if twice:
                 raise ValueError(f"summary key(s) given by two parts: {', '.join(sorted(twice))}")
-            if out.claims_out is not None and p.claims_out is not None:
-                raise ValueError("two parts give a claims table (claims_part): join their claims into one")
             out.claims_out = out.claims_out or p.claims_out
             out.main_table = out.main_table or p.main_table
             out.summary.update(p.summary)
