@@ -51,6 +51,7 @@ table.data { border-collapse: collapse; margin: 8px 0 4px; font-size: 14px; }
 table.data th, table.data td { padding: 5px 12px; border-bottom: 1px solid var(--line); }
 table.data th { background: var(--bg-alt); text-align: left; font-weight: 600; vertical-align: bottom; }
 table.data td.num, table.data th.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.data td.num { white-space: nowrap; }
 table.data tr:nth-child(even) td { background: #fafbfc; }
 td.good { color: var(--good); font-weight: 600; }
 td.bad { color: var(--bad); font-weight: 600; }
