@@ -44,6 +44,8 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; min-width: 0; }
              background: var(--bg-alt); }
 .highlight .value { font-size: 22px; font-weight: 600; }
 .highlight .name { color: var(--muted); font-size: 13px; }
+.highlight.long { max-width: 340px; }
+.highlight.long .value { font-size: 15px; line-height: 1.35; }
 .highlight.good .value { color: var(--good); }
 .highlight.bad .value { color: var(--bad); }
 .scroll { overflow-x: auto; max-width: 100%; }
@@ -188,6 +190,9 @@ class Claims:
                 "good" if held == len(self.rows) else "bad")
 
 
+# Characters beyond which a card's value is set small (a sentence rather than a number).
+LONG_CARD = 24
+
 # The sections of every page, in order: what a reader looks for first comes first; how the
 # runs were made comes last, folded (id, heading).
 SECTIONS = (("headline", "Headline"), ("claims", "The paper's claims beside ours"), ("figures", "Figures"),
@@ -262,6 +267,8 @@ class Report:
             parts.append('<div class="highlights">')
             for item in cards:
                 name, value, cls = (tuple(item) + ("",))[:3]
+                # A value that is a sentence, not a number, in smaller type: cards stay side by side.
+                cls = f"{cls} long".strip() if len(str(value)) > LONG_CARD else cls
                 parts.append(f'<div class="highlight {esc(cls)}"><div class="value">{esc(value)}</div>'
                              f'<div class="name">{esc(name)}</div></div>')
             parts.append("</div>")
