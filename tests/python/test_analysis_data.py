@@ -92,16 +92,18 @@ def chromium() -> str | None:
 
 
 def render(page: Path, workdir: Path, screenshot: Path | None = None, size=(1200, 2600)) -> dict:
-    """Opens page in headless Chromium twice: --dump-dom (after the load event) and, if
-    asked, --screenshot. Returns {"dom": str, "console": [console lines on stderr],
-    "errors": [...recorded by the page's check script], "figures": int, "loaded": int}."""
+    """Opens page in headless Chromium twice, in a window of `size`: --dump-dom (after the
+    load event) and, if asked, --screenshot. Returns {"dom": str, "console": [console lines
+    on stderr], "errors": [...recorded by the page's check script], "figures": int, "loaded":
+    int, "page_overflow": px the page is wider than the window, "wide_tables": tables wider
+    than their scrolling box}."""
     import re
     import subprocess
 
     exe = chromium()
     url = Path(page).resolve().as_uri()
     common = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={workdir / 'chromium-profile'}"]
-    p = subprocess.run([*common, "--virtual-time-budget=10000", "--dump-dom", url],
+    p = subprocess.run([*common, "--virtual-time-budget=10000", f"--window-size={size[0]},{size[1]}", "--dump-dom", url],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr[-2000:]
     dom = p.stdout
@@ -120,7 +122,8 @@ def render(page: Path, workdir: Path, screenshot: Path | None = None, size=(1200
 
     errors = json.loads(_html.unescape(attr("data-errors") or "null") or "null")
     return {"dom": dom, "console": console, "errors": errors, "rendered": attr("data-rendered"),
-            "figures": int(attr("data-figures") or -1), "loaded": int(attr("data-figures-loaded") or -1)}
+            "figures": int(attr("data-figures") or -1), "loaded": int(attr("data-figures-loaded") or -1),
+            "page_overflow": int(attr("data-page-overflow") or -1), "wide_tables": int(attr("data-wide-tables") or -1)}
 
 
 def pixel_stats(png: Path) -> tuple[float, int]:

@@ -95,6 +95,25 @@ def test_claims_part_table_summary_and_lines():
     assert html == table.lines
 
 
+def test_claims_part_gives_the_reports_claims_with_the_papers_value_and_the_check():
+    part = claims_part(_claims(), "the rule")
+    shown = part.claims_out.report_claims()
+    assert part.claims_out.table is part.tables[0]
+    assert [(r.claim, r.paper, r.check, r.holds) for r in shown.rows] == [
+        (c.text, f"{c.paper} ({c.paper.source})" if c.paper else "", c.check.rule, c.holds) for c in _claims()]
+    assert shown.note == "the rule" and shown.lines == conclusions(_claims())
+    assert shown.card() == ("the paper's claims that hold", "2 of 3", "bad")
+
+
+def test_join_keeps_one_claims_table_and_the_main_table():
+    tables = Analysis(tables=[TableOut("t", "T", None)], main_table="t")
+    joined = Analysis.join([tables, claims_part(_claims(), "")])
+    assert joined.main_table == "t" and joined.claims_out is not None
+    assert Analysis.join([tables], main_table="u").main_table == "u"          # the join's own wins
+    with pytest.raises(ValueError, match="two parts give a claims table"):
+        Analysis.join([claims_part(_claims(), ""), claims_part(_claims(), "")])
+
+
 def test_table_markdown_without_lines_and_csv_at_full_precision():
     import pandas as pd
 

@@ -8,6 +8,7 @@ import pytest
 
 from ncmesh.report import Figure, Report, Table, write_results_report
 from test_analysis_data import artifact_dir, chromium, pixel_stats, render, write_real, write_synthetic
+from test_report_layout import assert_report_layout, section
 
 needs_chromium = pytest.mark.skipif(
     chromium() is None, reason="headless Chromium not installed (Debian package `chromium`; scripts/setup.sh installs it)")
@@ -30,25 +31,33 @@ def test_results_report_sections(synthetic):
     assert path == synthetic / "report.html"
     text = path.read_text()
     _self_contained(text)
-    for heading in ("How it was run", "Scenario", "Tables", "Figures", "Errors"):
+    for heading in ("Headline", "Figures", "Errors", "Settings"):
         assert f"<h2>{heading}</h2>" in text
     assert text.count('<img class="figure"') == 3            # line, CDF, time series
-    assert "110.0 ± 24.8" in text                            # the CI table
-    assert "hops2-s3" in text and "boom" in text             # the failed run
-    assert "Runs</dt><dd>6 (5 finished, 1 failed)" in text
+    assert "110.0 ± 24.8" in section(text, "headline")       # the CI table is the main table
+    assert '<div class="value">5 of 6</div><div class="name">runs finished</div>' in text
+    assert "hops2-s3" in section(text, "errors") and "boom" in text             # the failed run
+    assert "Runs</dt><dd>6 (5 finished, 1 failed)" in section(text, "settings")
+
+
+def test_results_report_has_the_shared_layout_without_claims(synthetic):
+    text = write_results_report(synthetic).read_text()
+    assert_report_layout(text, None, main_table="Per parameter combination: mean and 95% confidence interval "
+                                                "across seeds", facts=("Report made", "Runs", "Parameter hops"))
 
 
 def test_results_come_before_the_settings_which_are_folded(synthetic):
     text = write_results_report(synthetic).read_text()
-    order = [text.index(f"<h2>{h}</h2>") for h in ("Tables", "Figures", "Errors", "How it was run", "Scenario")]
+    order = [text.index(f"<h2>{h}</h2>") for h in ("Headline", "Figures", "Errors", "Settings")]
     assert order == sorted(order)
     rep = Report(title="t", sweep_toml="name = 'x'\n" * 400, scenario_toml="a = 1\n",
                  tables=[Table("T", __import__("pandas").DataFrame({"k": [1]}))])
     page = rep.to_html()
     assert page.index("<h3>T</h3>") < page.index("name = &#x27;x&#x27;")
     assert "<details><summary>Sweep specification (TOML, 400 lines)</summary>" in page   # folded, not open
+    assert page.index('<details class="settings">') < page.index("Sweep specification")
     assert "<details open" not in page
-    assert page.index('<nav class="contents">') < page.index("<h2>Tables</h2>")
+    assert page.index('<nav class="contents">') < page.index("<h2>More tables</h2>")
 
 
 def test_table_lines_are_a_list_under_the_note():

@@ -13,6 +13,7 @@ import pytest
 from ncmesh.experiments import available, combocoding as cc, combocoding_manet as manet
 from ncmesh.sweep import load_sweep
 from test_experiments_common import assert_conclusions_under_claims
+from test_report_layout import assert_reproduction_layout
 
 FIGURES = ("goodput_time_3hops", "goodput_time_7hops", "goodput_loss", "delay_loss", "overhead_loss", "tuning",
            "goodput_time_manet")
@@ -170,3 +171,7 @@ def test_quick_summary_claims_and_figures(quick_run):
     assert "Table 3: goodput (Mbit/s) per interval" in p.stdout and "(4.43)" in p.stdout
     for name in FIGURES:
         assert (out / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_report_layout(quick_run):
+    assert_reproduction_layout(quick_run[0], "table3")

@@ -14,6 +14,7 @@ import pytest
 
 from ncmesh.experiments import available, comp, reproduce
 from ncmesh.sweep import load_sweep, open_results
+from test_report_layout import assert_reproduction_layout
 
 PART_KINDS = {"fig2": ["estimated", "configured"],
               "one": ["comp", "tcp-arq", "horizon", "more8", "more32", "none"],
@@ -125,6 +126,10 @@ def test_tiny_run_writes_tables_figures_and_claims(tiny):
     assert more and not more[0]["holds"] and "no runs of MORE" in more[0]["ours"]
     assert s["parts_not_run"] and "one-more8" in s["parts_not_run"]
     assert json.loads((out / "summary.json").read_text())["experiment"] == "comp"
+
+
+def test_report_layout(tiny):
+    assert_reproduction_layout(tiny[0], "one_flow")
 
 
 def test_efficiency_is_delivered_over_transmitted_bytes(tiny):

@@ -11,8 +11,9 @@ import pytest
 from ncmesh import _core
 from ncmesh.experiments import available, cope_tcp
 from ncmesh.sweep import load_sweep
-from test_analysis_data import artifact_dir, chromium, pixel_stats, render
+from test_analysis_data import chromium
 from test_experiments_common import assert_conclusions_under_claims
+from test_report_layout import assert_reproduction_layout, assert_screenshot
 
 FIGURES = ("fig3_chain", "fig5_fig7_x", "fig8_fig9_x1")
 
@@ -89,13 +90,12 @@ def test_quick_summary_and_tables(quick_run):
                     reason="headless Chromium not installed (Debian package `chromium`; scripts/setup.sh installs it)")
 def test_report_screenshot(quick_run, tmp_path):
     out, _ = quick_run
-    shot = artifact_dir(tmp_path) / "cope-tcp-report.png"
-    r = render(out / "report.html", tmp_path, screenshot=shot, size=(1200, 3000))
-    assert r["rendered"] == "1"
-    assert r["errors"] == [] and r["console"] == []
-    assert r["figures"] == len(FIGURES) and r["loaded"] == len(FIGURES)
-    stddev, colours = pixel_stats(shot)
-    assert stddev > 10 and colours > 50, (stddev, colours)
+    r = assert_screenshot(out / "report.html", tmp_path, "cope-tcp-report")
+    assert r["figures"] == len(FIGURES)
+
+
+def test_report_layout(quick_run):
+    assert_reproduction_layout(quick_run[0], "x_cope_gain")
 
 
 def test_fig3_makes_copes_change_visible():

@@ -11,8 +11,9 @@ import pytest
 
 from ncmesh.experiments import available, ncaqm
 from ncmesh.sweep import load_sweep
-from test_analysis_data import artifact_dir, chromium, pixel_stats, render
+from test_analysis_data import chromium
 from test_experiments_common import assert_conclusions_under_claims
+from test_report_layout import assert_reproduction_layout, assert_screenshot
 
 TOPOS = ("alice-bob", "x", "cross", "grid")
 FIGURES = ("fig4_cdf", "fig5_buffer", "fig6_wheel", "fig7_capacity", "fig9_butterfly", "appA_convergence")
@@ -136,15 +137,14 @@ def test_quick_summary_and_tables(quick_run):
                     reason="headless Chromium not installed (Debian package `chromium`; scripts/setup.sh installs it)")
 def test_report_screenshot(quick_run, tmp_path):
     out, _ = quick_run
-    shot = artifact_dir(tmp_path) / "ncaqm-report.png"
-    r = render(out / "report.html", tmp_path, screenshot=shot, size=(1200, 3000))
-    assert r["rendered"] == "1"
-    assert r["errors"] == [] and r["console"] == []
-    assert r["figures"] == len(FIGURES) and r["loaded"] == len(FIGURES)
+    r = assert_screenshot(out / "report.html", tmp_path, "ncaqm-report")
+    assert r["figures"] == len(FIGURES)
     size = re.search(r'data-natural-size="(\d+)x(\d+)"', r["dom"])
     assert size and int(size.group(1)) > 500 and int(size.group(2)) > 300
-    stddev, colours = pixel_stats(shot)
-    assert stddev > 10 and colours > 50, (stddev, colours)
+
+
+def test_report_layout(quick_run):
+    assert_reproduction_layout(quick_run[0], "table1")
 
 
 def test_fig7_shows_the_papers_values_beside_ours():

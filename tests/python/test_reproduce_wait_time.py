@@ -10,6 +10,7 @@ import pytest
 from ncmesh.experiments import available, wait_time
 from ncmesh.sweep import load_sweep
 from test_experiments_common import assert_conclusions_under_claims
+from test_report_layout import assert_reproduction_layout
 
 FIGURES = ("throughput", "acks", "rtt", "reordering")
 
@@ -62,3 +63,7 @@ def test_quick_summary_claims_and_figures(quick_run):
     assert "Airtime bound of the 2-hop chain" in p.stdout
     for name in FIGURES:
         assert (out / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_report_layout(quick_run):
+    assert_reproduction_layout(quick_run[0], "throughput")

@@ -115,7 +115,7 @@ def reproduce(name: str, quick: bool = False, out_dir: str | os.PathLike | None 
         "runs": {"done": runs.done, "reused": runs.skipped, "failed": runs.failed,
                  "wall_s": round(float(runs.wall_s), 3)},
         **analysis.summary,
-        "highlights": [list(h)[:2] for h in analysis.highlights],
+        "highlights": [list(h)[:2] for h in _cards(analysis)],
         "outputs": {"summary": "summary.json", "report": str(report_path.relative_to(out)),
                     "sweep": "sweep.toml", "results": "results",
                     "tables": [str(p.relative_to(out)) for t in written.tables for p in t],
@@ -123,6 +123,13 @@ def reproduce(name: str, quick: bool = False, out_dir: str | os.PathLike | None 
     }
     (out / "summary.json").write_text(json_dumps(summary) + "\n", encoding="utf-8")
     return summary
+
+
+def _cards(analysis: Analysis) -> list:
+    """The report's headline cards, which the command also prints: how many claims hold, then
+    the experiment's highlights."""
+    claims = [analysis.claims_out.report_claims().card()] if analysis.claims_out and analysis.claims_out.claims else []
+    return claims + list(analysis.highlights)
 
 
 def _specs(parts: dict[str, dict], seeds: int | None) -> dict[str, dict]:
@@ -259,42 +266,56 @@ def _write_tables_and_figures(analysis: Analysis, out: Path) -> _Written:
 
 def _write_report(module, analysis: Analysis, written: _Written, results: dict, runs: _Runs, out: Path,
                   quick: bool, command: str, date: str) -> Path:
-    """OUT/report.html: results first (highlights, tables, notes, figures, errors), then how
-    it was run and the scenario."""
-    from .. import __version__
+    """OUT/report.html in the layout every report shares (ncmesh.report.Report): the
+    experiment's pieces (highlights, main table, claims, figures, the other tables, notes),
+    the errors and the settings of the runs."""
     from ..report.html import Figure, Report
-    from ..report.results import base_scenario, errors_list, run_facts
 
     rep = Report(title=module.TITLE, subtitle=f"ncmesh reproduce {module.NAME}" + (" (quick)" if quick else ""),
                  description=module.DESCRIPTION, highlights=list(analysis.highlights),
-                 sweep_toml=(out / "sweep.toml").read_text(encoding="utf-8"),
-                 notes=list(analysis.notes))
+                 sweep_toml=(out / "sweep.toml").read_text(encoding="utf-8"), notes=list(analysis.notes))
+    claims_table = analysis.claims_out.table if analysis.claims_out else None
+    if analysis.claims_out:
+        rep.claims = analysis.claims_out.report_claims()
     for t, files in zip(analysis.tables, written.tables):
-        rep.tables.append(t.report_table(files))
+        if t is claims_table:
+            continue                        # the claims section shows it
+        if t.name == analysis.main_table and rep.main_table is None:
+            rep.main_table = t.report_table(files)
+        else:
+            rep.tables.append(t.report_table(files))
     for f, (png, svg) in zip(analysis.figures, written.figures):
         rep.figures.append(Figure(f.title, png.read_bytes(), caption=f.caption, files=[png, svg]))
         _close(f.figure)
-    rep.facts = [("Command", command), ("Date", date), ("ncmesh version", __version__),
-                 ("Mode", "quick (fewer seeds, shorter runs)" if quick else "full"),
-                 ("This invocation", f"{runs.done} run(s) computed, {runs.skipped} reused from an earlier "
-                                     f"invocation, {runs.failed} failed; {runs.wall_s:.1f} s wall time")]
-    if _one_part(results):
-        res = results[""]
-        rep.facts += [f for f in run_facts(res) if f[0] not in ("ncmesh version",)]
-        rep.scenario_toml, note = base_scenario(res)
-        rep.errors = errors_list(res)
-    else:
-        for part, res in results.items():
-            facts = dict(run_facts(res))
-            rep.facts.append((f"Part {part}", "; ".join(
-                f"{k.lower()} {v}" for k, v in facts.items() if k in ("Runs", "Seeds", "Simulated time per run")
-                or k.startswith("Parameter "))))
-        first = next(iter(results))
-        rep.scenario_toml, note = base_scenario(results[first])
-        note = (f"Part {first}: " + note) if note else note
-        rep.errors = sorted(e for res in results.values() for e in errors_list(res))
+    rep.facts, rep.errors, rep.scenario_toml, note = _settings(results, runs, quick, command, date)
     rep.scenario_note = analysis.scenario_note + ("\n\n" + note if note else "")
     return rep.write(out / "report.html")
+
+
+def _settings(results: dict, runs: _Runs, quick: bool, command: str, date: str) -> tuple[list, list, str, str]:
+    """(facts, errors, base scenario TOML, a note on it) of the runs: the report's settings."""
+    from .. import __version__, _core
+    from ..report.results import base_scenario, errors_list, run_facts
+
+    facts = [("Command", command), ("Date", date), ("ncmesh version", __version__),
+             ("Simulator build", _core.build_id()),
+             ("Mode", "quick (fewer seeds, shorter runs)" if quick else "full"),
+             ("This invocation", f"{runs.done} run(s) computed, {runs.skipped} reused from an earlier "
+                                 f"invocation, {runs.failed} failed; {runs.wall_s:.1f} s wall time")]
+    if _one_part(results):
+        res = results[""]
+        facts += [f for f in run_facts(res) if f[0] not in ("ncmesh version",)]
+        scenario, note = base_scenario(res)
+        return facts, errors_list(res), scenario, note
+    for part, res in results.items():
+        part_facts = dict(run_facts(res))
+        facts.append((f"Part {part}", "; ".join(
+            f"{k.lower()} {v}" for k, v in part_facts.items() if k in ("Runs", "Seeds", "Simulated time per run")
+            or k.startswith("Parameter "))))
+    first = next(iter(results))
+    scenario, note = base_scenario(results[first])
+    errors = sorted(e for res in results.values() for e in errors_list(res))
+    return facts, errors, scenario, (f"Part {first}: " + note) if note else note
 
 
 def _close(fig) -> None:

@@ -78,7 +78,7 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
                      "against ns-3's 60 s runs measured over [10 s, 60 s]. Run without --quick for 10 seeds "
                      "and 60 s, the ns-3 set-up.")
     return Analysis(
-        summary=summary, tables=[table], figures=[_figure(results, table.df, ns3, n_seeds, max_abs)],
+        summary=summary, tables=[table], main_table=table.name, figures=[_figure(results, table.df, ns3, n_seeds, max_abs)],
         highlights=[
             ("hop counts within 10% of ns-3", f"{sum(1 for r in compared if r['within_10pct'])} / {len(ns3)}",
              "good" if all_within else "bad"),

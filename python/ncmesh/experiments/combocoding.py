@@ -352,6 +352,7 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
     joined = Analysis.join(parts)
     claims = Analysis.join([_claims(strings, losses), manet.claims(manet_df)])
     return Analysis.join([joined, claims, claims_part(claims.claims, CLAIMS_NOTE), _notes(quick, strings, losses)],
+                         main_table="table3",
                          scenario_note="Parts: loss-none, loss-piggycode, loss-pipeline, loss-combocoding (3 hops, "
                                        "constant loss × redundancy); string-adaptive, string-combocoding, "
                                        "string-pipeline, string-piggycode, string-none (hops, time-varying loss); "

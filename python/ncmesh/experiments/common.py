@@ -193,7 +193,32 @@ def claims_part(claims: list[Claim], note: str) -> Analysis:
                         "class": c.group.name if c.group else "", "check": c.check.rule} for c in claims])
     table = TableOut("claims", "The paper's claims beside ours", df,
                      display=df[["paper's claim", "ours", "holds"]], note=note, lines=conclusions(claims))
-    return Analysis(summary={"claims": [c.summary() for c in claims]}, tables=[table])
+    return Analysis(summary={"claims": [c.summary() for c in claims]}, tables=[table],
+                    claims_out=ClaimsOut(list(claims), table))
+
+
+@dataclass
+class ClaimsOut:
+    """The claims an experiment checked and their table (claims_part makes both): the files and
+    the terminal show the table; the report shows the claims in its own section, with the
+    paper's value and the check beside ours."""
+
+    claims: list
+    table: TableOut
+
+    def report_claims(self):
+        """The report's claims section."""
+        from ..report.html import ClaimRow, Claims
+
+        rows = [ClaimRow(c.text, _paper_value(c.paper), c.ours, c.check.rule, c.holds) for c in self.claims]
+        return Claims(rows, note=self.table.note, lines=list(self.table.lines))
+
+
+def _paper_value(paper: PaperNumber | None) -> str:
+    """"40 (Fig. 5)"; "" when the claim carries the paper's value in its words."""
+    if paper is None:
+        return ""
+    return f"{paper} ({paper.source})" if paper.source else str(paper)
 
 
 # ---------------------------------------------------------------- tables, figures, analysis
@@ -256,7 +281,8 @@ class Analysis:
     """What `analyze` returns. `summary`: the headline numbers under stable names (JSON
     data); `highlights`: (label, value, "good"/"bad"/"") boxes at the top of the report;
     `notes`: paragraphs after the tables; `scenario_note`: a paragraph on the scenarios;
-    `claims`: the paper's claims a part checked (`claims_part` makes their table)."""
+    `claims`: the paper's claims a part checked (`claims_part` makes their table, `claims_out`);
+    `main_table`: the name of the table the report shows in its headline."""
 
     summary: dict = field(default_factory=dict)
     tables: list = field(default_factory=list)
@@ -265,16 +291,23 @@ class Analysis:
     notes: list = field(default_factory=list)
     scenario_note: str = ""
     claims: list = field(default_factory=list)
+    claims_out: ClaimsOut | None = None
+    main_table: str = ""
 
     @classmethod
-    def join(cls, parts: Iterable[Analysis], scenario_note: str = "") -> Analysis:
+    def join(cls, parts: Iterable[Analysis], scenario_note: str = "", main_table: str = "") -> Analysis:
         """The parts one after the other: their summaries merged (a key given twice is an
-        error), their tables, figures, highlights, notes and claims in order."""
-        out = cls(scenario_note=scenario_note)
+        error), their tables, figures, highlights, notes and claims in order; the one claims
+        table (two are an error) and `main_table`, else the first part's that names one."""
+        out = cls(scenario_note=scenario_note, main_table=main_table)
         for p in parts:
+            if out.claims_out is not None and p.claims_out is not None:
+                raise ValueError("two parts give a claims table (claims_part): join their claims into one")
             twice = set(out.summary) & set(p.summary)
             if twice:
                 raise ValueError(f"summary key(s) given by two parts: {', '.join(sorted(twice))}")
+            out.claims_out = out.claims_out or p.claims_out
+            out.main_table = out.main_table or p.main_table
             out.summary.update(p.summary)
             out.tables += p.tables
             out.figures += p.figures

@@ -467,7 +467,7 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
         claims += claim_one_flow(pp, t) + claim_two_flows(pp, t)
     joined = Analysis.join(parts)
     return Analysis.join([joined, Analysis(claims=claims), _highlights(pp, tcps), claims_part(claims, CLAIMS_NOTE),
-                          _notes(quick, df, results)],
+                          _notes(quick, df, results)], main_table="one_flow",
                          scenario_note="Parts: fig2-* (diamond), one-*, two-*, paths-*, freifunk-* (roofnet-like); "
                                        "the scenario shown is the first part's.")
 

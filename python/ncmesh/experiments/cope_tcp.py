@@ -3,7 +3,8 @@ without COPE on the chain, X-I and X-II; Encode Once; network-coding-aware TCP-A
 7, 8, 9).
 
 `analyze` joins one part per figure with its table and the paper's claims on it (`_chain`,
-`_x`, `_x1_enhancements`), the coding counters, the claims table, notes and highlights."""
+`_x`, `_x1_enhancements`), the coding counters, the claims table and notes; the X topologies'
+table is the report's main table."""
 
 from __future__ import annotations
 
@@ -150,7 +151,7 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
     # "none" with encode_once = true is the same protocol (no coding); keep encode_once = false for noNC.
     x1 = x1[~((x1["scheme.name"] == "none") & (x1["scheme.xor.encode_once"]))]
     parts = Analysis.join([_chosen(quick, chain), _chain(chain), _x(x1, x2, x1_200), _x1_enhancements(x1), _counters(results)])
-    return Analysis.join([parts, claims_part(parts.claims, CLAIMS_NOTE), _notes(quick), _highlights(parts.claims)],
+    return Analysis.join([parts, claims_part(parts.claims, CLAIMS_NOTE), _notes(quick)], main_table="x_cope_gain",
                          scenario_note="Parts: chain (hops × TCP × scheme), x1 (TCP × scheme × Encode Once), "
                                        "x1_200 (X-I with 200 m arms: TCP × scheme), "
                                        "x2 (TCP × scheme; 9 nodes and the two flows' endpoints and routes set on the X "
@@ -410,9 +411,3 @@ def _notes(quick: bool) -> Analysis:
                      f"{FULL['duration']:g} s.")
     return Analysis(notes=notes)
 
-
-def _highlights(claims: list[Claim]) -> Analysis:
-    """One box per claim: holds or not."""
-    return Analysis(highlights=[(c.text[:60] + ("…" if len(c.text) > 60 else ""),
-                                 "holds" if c.holds else "does not hold", "good" if c.holds else "bad")
-                                for c in claims])

@@ -206,7 +206,7 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
                            _butterfly(results, num), _appendix_a(num), _counters(results),
                            _timers(results)])
     return Analysis.join([parts, claims_part(_claims(parts.summary), CLAIMS_NOTE), _notes(quick),
-                          _highlights(parts.summary)],
+                          _highlights(parts.summary)], main_table="table1",
                          scenario_note="Parts: <topology>-buffer (scheme × buffer: Table I, Figs. 4, 5), "
                                        "<topology>-capacity (scheme × capacity: Fig. 7), wheel (Fig. 6), "
                                        "butterfly-<buffer|capacity> (noNC, COPE, NCAQM one-hop, BFLY) and "

@@ -197,7 +197,7 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
     df = per_run(results)
     parts = [_figures_and_tables(df), _bound(df), _claims(df)]
     joined = Analysis.join(parts)
-    return Analysis.join([joined, claims_part(joined.claims, CLAIMS_NOTE), _notes(quick, df)],
+    return Analysis.join([joined, claims_part(joined.claims, CLAIMS_NOTE), _notes(quick, df)], main_table="throughput",
                          scenario_note="Parts: none, piggycode, wait (wait_s 10-90 ms), configured; each over "
                                        "hops 2-4 × the application's rate 200-1000 kbit/s.")
 

@@ -3,10 +3,11 @@
     >>> from ncmesh.report import write_results_report
     >>> write_results_report("out/sweep")          # out/sweep/report.html
 
-`Report`, `Table` and `Figure` build a page piece by piece (the experiments use them).
+`Report`, `Table`, `Figure` and `Claims` (of `ClaimRow`s) build a page piece by piece in the
+layout every report shares (the experiments use them).
 """
 
-from .html import Figure, Report, Table
+from .html import ClaimRow, Claims, Figure, Report, Table
 from .results import results_report, write_results_report
 
-__all__ = ["Report", "Table", "Figure", "results_report", "write_results_report"]
+__all__ = ["Report", "Table", "Figure", "Claims", "ClaimRow", "results_report", "write_results_report"]

@@ -8,9 +8,11 @@ import sys
 
 def add_parser(sub):
     p = sub.add_parser("report", help="write a self-contained HTML report of a results directory",
-                       description="One HTML page (figures embedded): how the runs were made, the base "
-                                   "scenario, a table of goodput, RTT, retransmissions and timeouts with 95% "
-                                   "confidence intervals per parameter combination, figures, and the errors.")
+                       description="One HTML page (figures embedded) in the layout every report shares: "
+                                   "the headline (the runs that finished; a table of goodput, RTT, "
+                                   "retransmissions and timeouts with 95% confidence intervals per parameter "
+                                   "combination), figures, the errors, and the settings (runs, seeds, the sweep, "
+                                   "the base scenario) folded.")
     p.add_argument("results", metavar="RESULTS", help="results directory (written by ncmesh sweep)")
     p.add_argument("-o", "--output", metavar="FILE", help="the HTML file (default RESULTS/report.html)")
     p.add_argument("--title", help="page title")

@@ -110,9 +110,9 @@ def base_scenario(results) -> tuple[str, str]:
 
 
 def results_report(results_dir, title: str | None = None, command: str | None = None) -> Report:
-    """A Report of any results directory: a table of the usual metrics with confidence
-    intervals per parameter combination, a line plot (or CDF) of goodput, goodput over
-    time, the base scenario and the errors."""
+    """A Report of any results directory: the runs that finished (a card) and a table of the
+    usual metrics with confidence intervals per parameter combination (the headline), a line
+    plot (or CDF) of goodput, goodput over time, the errors, the base scenario."""
     from ..analysis import plot
     from ..analysis.results import load_results, ok_runs, param_columns, table, varying
     from ..analysis.table import summarize, with_ci_text
@@ -137,9 +137,12 @@ def results_report(results_dir, title: str | None = None, command: str | None = 
             break
     rep.scenario_toml, rep.scenario_note = base_scenario(results)
     rep.errors = errors_list(results)
+    finished = len(runs)
+    rep.highlights = [("runs finished", f"{finished} of {finished + len(rep.errors)}",
+                       "bad" if rep.errors else "good")]
     if metrics and len(runs):
-        rep.tables.append(Table("Per parameter combination: mean and 95% confidence interval across seeds",
-                                with_ci_text(summarize(results, metrics, by=params)), note=CI_NOTE))
+        rep.main_table = Table("Per parameter combination: mean and 95% confidence interval across seeds",
+                               with_ci_text(summarize(results, metrics, by=params)), note=CI_NOTE)
     if "goodput_kbps" in metrics and len(runs):
         numeric = [p for p in vary if str(runs[p].dtype)[0] in "iuf"]
         x = "hops" if "hops" in numeric else (numeric[0] if numeric else None)
