@@ -5,12 +5,11 @@
 //! (the source has slid past them).
 
 use crate::coding::rlnc::FieldCoeffs;
-use crate::coding::rlnc::{Added, Decoder, Gf65536};
+use crate::coding::rlnc::{Added, Decoder, Gf65536, StandIns};
 use crate::coding::tcpnc::TcpNcHeader;
 use crate::coding::{CodedSymbol, Header, Span};
 use crate::engine::Rng;
 use crate::net::{NodeId, Packet};
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Decoder columns to start with (it grows with the window).
@@ -20,9 +19,9 @@ const INITIAL_WIDTH: usize = 64;
 #[derive(Debug)]
 pub(crate) struct Relay {
     dec: Decoder<Gf65536>,
-    /// Packets `dec.base()`, ... as their source sent them (the stand-ins a combination
-    /// carries), as far as a received combination has spanned.
-    natives: VecDeque<Packet>,
+    /// Packets `dec.base()`, ... as their source sent them, as far as a received
+    /// combination has spanned.
+    natives: StandIns,
     /// The last span made and its stand-ins (consecutive combinations often share it),
     /// or the span of the last combination received, whose stand-ins it carried.
     shared: Option<(u64, usize, Arc<[Packet]>)>,
@@ -38,7 +37,7 @@ impl Relay {
     pub(crate) fn new() -> Relay {
         Relay {
             dec: Decoder::new(0, INITIAL_WIDTH),
-            natives: VecDeque::new(),
+            natives: StandIns::default(),
             shared: None,
             with_payload: false,
             header: Arc::new(TcpNcHeader {
@@ -65,12 +64,7 @@ impl Relay {
         self.with_payload = sym.payload.is_some();
         // The stand-ins of the packets newly spanned (the buffer's first packet is now at
         // or before `first`, so none is skipped).
-        let stored_end = self.dec.base() + self.natives.len() as u64;
-        let end = first + sym.natives.len() as u64;
-        for idx in stored_end.max(first)..end {
-            self.natives
-                .push_back(sym.natives[(idx - first) as usize].clone());
-        }
+        self.natives.extend(first, &sym.natives);
         let added = self.dec.add(first, coeffs, sym.payload.as_deref());
         if matches!(added, Added::Innovative { .. }) {
             // A recoded combination over exactly this span reuses its stand-ins.
@@ -85,8 +79,7 @@ impl Relay {
         if base <= self.dec.base() {
             return;
         }
-        let gone = (base - self.dec.base()) as usize;
-        self.natives.drain(..gone.min(self.natives.len()));
+        self.natives.slide_to(base);
         self.dec.slide_to(base);
         self.shared = None;
     }
@@ -101,11 +94,10 @@ impl Relay {
             with_payload.then_some(&mut self.payload),
         )?;
         let len = self.coeffs.len();
-        let at = (lo - self.dec.base()) as usize;
         let natives = match &self.shared {
             Some((f, l, n)) if *f == lo && *l == len => n.clone(),
             _ => {
-                let n: Arc<[Packet]> = self.natives.range(at..at + len).cloned().collect();
+                let n: Arc<[Packet]> = self.natives.range(lo, len).cloned().collect();
                 self.shared = Some((lo, len, n.clone()));
                 n
             }

@@ -15,11 +15,13 @@ pub mod coeffs;
 pub mod decoder;
 pub mod encoder;
 pub mod field;
+pub mod standins;
 
 pub use coeffs::FieldCoeffs;
 pub use decoder::{Added, Decoder};
 pub use encoder::{combine, combine_packets, random_coeffs};
 pub use field::{Field, Gf256, Gf65536};
+pub use standins::StandIns;
 
 #[cfg(test)]
 mod tests;

@@ -10,10 +10,9 @@
 
 use crate::coding::loss_estimate::{Counts, ReceiveCounts};
 use crate::coding::rlnc::FieldCoeffs;
-use crate::coding::rlnc::{Added, Decoder};
+use crate::coding::rlnc::{Added, Decoder, StandIns};
 use crate::coding::CodedSymbol;
 use crate::net::{NodeId, Packet};
-use std::collections::VecDeque;
 
 /// Decoder columns to start with (it grows with the window).
 const INITIAL_WIDTH: usize = 64;
@@ -24,9 +23,9 @@ pub(crate) struct Sink<F: FieldCoeffs> {
     dec: Decoder<F>,
     /// The next packet to hand up.
     next_up: u64,
-    /// Packets `next_up`, `next_up + 1`, ... as their source sent them (the stand-in
-    /// headers), as far as a combination has spanned.
-    natives: VecDeque<Packet>,
+    /// Packets `next_up`, `next_up + 1`, ... as their source sent them, as far as a
+    /// combination has spanned.
+    natives: StandIns,
     /// The newest window start received.
     newest_start: u64,
     /// Alg. 1's receiver side: (s, t) per upstream node (the source, end to end).
@@ -41,7 +40,7 @@ impl<F: FieldCoeffs> Sink<F> {
         Sink {
             dec: Decoder::new(0, INITIAL_WIDTH),
             next_up: 0,
-            natives: VecDeque::new(),
+            natives: StandIns::default(),
             newest_start: 0,
             counts: ReceiveCounts::default(),
             wnd,
@@ -87,19 +86,13 @@ impl<F: FieldCoeffs> Sink<F> {
         coeffs: &[F::Elem],
         up: &mut impl FnMut(Packet),
     ) -> Added {
-        // Keep the stand-in of every packet newly spanned.
-        let stored_end = self.next_up + self.natives.len() as u64;
-        let end = first + sym.natives.len() as u64;
-        if first > stored_end {
-            // A window starting past every packet spanned so far: the source moved on
-            // an acknowledgement this destination never sent. Not usable.
+        // Keep the stand-in of every packet newly spanned, unless the window starts
+        // past every packet spanned so far: the source moved on an acknowledgement this
+        // destination never sent. Not usable.
+        if !self.natives.extend(first, &sym.natives) {
             return Added::Stale;
         }
         self.newest_start = self.newest_start.max(first);
-        for idx in stored_end..end {
-            self.natives
-                .push_back(sym.natives[(idx - first) as usize].clone());
-        }
         let added = self.dec.add(first, coeffs, sym.payload.as_deref());
         while self.dec.is_decoded(self.next_up) {
             let p = self
