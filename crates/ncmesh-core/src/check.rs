@@ -40,16 +40,16 @@ impl std::fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 /// Collapse a possibly multi-line message into one line.
-pub(crate) fn one_line(s: &str) -> String {
+pub fn one_line(s: &str) -> String {
     let parts: Vec<&str> = s.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     parts.join("; ")
 }
 
 /// The result of a check.
-pub(crate) type R = Result<(), ScenarioError>;
+pub type R = Result<(), ScenarioError>;
 
 /// Shortest round-trip text of a float (`60.0`, `3.652e-10`, `NaN`, `inf`).
-pub(crate) fn fnum(v: f64) -> String {
+pub fn fnum(v: f64) -> String {
     if v.is_nan() {
         "NaN".into()
     } else if v.is_infinite() {
@@ -63,22 +63,21 @@ pub(crate) fn fnum(v: f64) -> String {
     }
 }
 
-pub(crate) fn e(field: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
+/// An error at `field` saying `msg`.
+pub fn e(field: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
     ScenarioError::new(field, msg)
 }
 
-pub(crate) fn not_allowed(
-    field: &str,
-    value: impl std::fmt::Display,
-    expected: &str,
-) -> ScenarioError {
+/// "`value` is not allowed: expected `expected`", at `field`.
+pub fn not_allowed(field: &str, value: impl std::fmt::Display, expected: &str) -> ScenarioError {
     e(
         field,
         format!("{value} is not allowed: expected {expected}"),
     )
 }
 
-pub(crate) fn finite(field: &str, v: f64, expected: &str) -> R {
+/// A finite number (`expected` says what else it must be).
+pub fn finite(field: &str, v: f64, expected: &str) -> R {
     if v.is_finite() {
         Ok(())
     } else {
@@ -87,7 +86,7 @@ pub(crate) fn finite(field: &str, v: f64, expected: &str) -> R {
 }
 
 /// Finite and > 0.
-pub(crate) fn positive(field: &str, v: f64, unit: &str) -> R {
+pub fn positive(field: &str, v: f64, unit: &str) -> R {
     let what = if unit.is_empty() {
         "a finite number > 0".to_string()
     } else {
@@ -101,7 +100,7 @@ pub(crate) fn positive(field: &str, v: f64, unit: &str) -> R {
 }
 
 /// Finite and >= 0.
-pub(crate) fn non_negative(field: &str, v: f64, unit: &str) -> R {
+pub fn non_negative(field: &str, v: f64, unit: &str) -> R {
     let what = if unit.is_empty() {
         "a finite number >= 0".to_string()
     } else {
@@ -114,7 +113,8 @@ pub(crate) fn non_negative(field: &str, v: f64, unit: &str) -> R {
     }
 }
 
-pub(crate) fn probability(field: &str, v: f64) -> R {
+/// A probability in [0, 1].
+pub fn probability(field: &str, v: f64) -> R {
     if v.is_finite() && (0.0..=1.0).contains(&v) {
         Ok(())
     } else {
@@ -122,7 +122,8 @@ pub(crate) fn probability(field: &str, v: f64) -> R {
     }
 }
 
-pub(crate) fn at_least(field: &str, v: u32, min: u32, what: &str) -> R {
+/// At least `min` (`what` says what is allowed).
+pub fn at_least(field: &str, v: u32, min: u32, what: &str) -> R {
     if v >= min {
         Ok(())
     } else {
@@ -131,7 +132,7 @@ pub(crate) fn at_least(field: &str, v: u32, min: u32, what: &str) -> R {
 }
 
 /// TOML float: shortest round-trip form; nan / inf spelled the TOML way.
-pub(crate) fn toml_float(v: f64) -> String {
+pub fn toml_float(v: f64) -> String {
     if v.is_nan() {
         "nan".into()
     } else {
@@ -140,7 +141,7 @@ pub(crate) fn toml_float(v: f64) -> String {
 }
 
 /// TOML basic string.
-pub(crate) fn toml_string(v: &str) -> String {
+pub fn toml_string(v: &str) -> String {
     let mut out = String::with_capacity(v.len() + 2);
     out.push('"');
     for c in v.chars() {
@@ -162,7 +163,7 @@ pub(crate) fn toml_string(v: &str) -> String {
 
 /// The serde name of a unit enum value ("802.11b", "range", ...).
 /// An enum value as its TOML string (its serde name, quoted).
-pub(crate) fn name<T: serde::Serialize>(v: &T) -> String {
+pub fn name<T: serde::Serialize>(v: &T) -> String {
     toml_string(
         serde_json::to_value(v)
             .ok()

@@ -29,3 +29,8 @@ pub mod wire;
 /// `Cargo.toml` and its dependencies' locked versions (build.rs). Equal ids give equal
 /// results for equal scenarios; the sweep store records it with every run.
 pub const BUILD_ID: &str = env!("NCMESH_CORE_BUILD");
+
+/// docs/adding-a-scheme.md: its last example is compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/adding-a-scheme.md")]
+pub struct AddingASchemeDoc;

@@ -146,7 +146,8 @@ pub struct SchemeEntry {
     pub families: &'static [&'static str],
     /// Which end-to-end coders it runs under.
     pub compose: Compose,
-    make: fn(&Scenario) -> Box<dyn CodingScheme>,
+    /// Makes a node's layer from the scenario (`[scheme.<family>]` read from it).
+    pub make: fn(&Scenario) -> Box<dyn CodingScheme>,
 }
 
 /// Which end-to-end coders a per-hop scheme runs under.
