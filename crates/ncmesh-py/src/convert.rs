@@ -27,7 +27,7 @@ pub fn scenario_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Scenario> {
         );
         return Err(scenario_error(py, &e));
     }
-    scenario::from_deserializer(value).map_err(|e| scenario_error(py, &e))
+    scenario::from_value(value).map_err(|e| scenario_error(py, &e))
 }
 
 /// Any serializable core value as plain Python objects (dicts, lists, numbers, strings).

@@ -20,6 +20,9 @@ pub fn to_toml(sc: &Scenario) -> String {
         "# ncmesh scenario: every field written, defaults included (docs/scenario-format.md)\n",
     );
     kv(&mut o, "name", s(&sc.name));
+    if !sc.preset.is_none() {
+        kv(&mut o, "preset", name(&sc.preset));
+    }
 
     let c = &sc.simulation;
     o.push_str("\n[simulation]\n");

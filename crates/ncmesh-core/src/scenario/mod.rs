@@ -16,6 +16,7 @@ pub use schema::*;
 mod builders;
 pub(crate) mod emit;
 mod errors;
+pub mod preset;
 mod validate;
 
 #[cfg(test)]
@@ -25,6 +26,7 @@ mod tests;
 
 pub use builders::{build, build_kind_help, build_kinds, pair_stats, BuildOptions, PairStats};
 pub use emit::to_toml;
+pub use preset::Preset;
 pub use validate::validate;
 
 use serde::Deserializer;
@@ -38,6 +40,15 @@ pub fn from_deserializer<'de, D: Deserializer<'de>>(d: D) -> Result<Scenario, Sc
     let s = deserialize_with(d, |e| (e.to_string(), None))?;
     validate(&s)?;
     Ok(s)
+}
+
+/// A scenario from a TOML value tree (a parsed file, or a Python dict copied into one):
+/// its preset's fields filled in (`preset`), then deserialized and validated.
+pub fn from_value(mut v: toml::Value) -> Result<Scenario, ScenarioError> {
+    if let toml::Value::Table(doc) = &mut v {
+        preset::apply(doc)?;
+    }
+    from_deserializer(v)
 }
 
 /// Deserialize without validating; `describe` turns the deserializer's error into
@@ -61,6 +72,12 @@ where
 pub fn parse_toml(text: &str) -> Result<Scenario, ScenarioError> {
     let de =
         toml::de::Deserializer::parse(text).map_err(|e| errors::toml_syntax_error(text, &e))?;
+    if let Some(doc) = text.parse::<toml::Table>().ok().filter(preset::named) {
+        // A preset fills in fields the text does not have: read the filled-in tree (its
+        // errors name the field, without a line).
+        check_toml_link_pairs(text)?;
+        return from_value(toml::Value::Table(doc));
+    }
     let s = deserialize_with(de, |e: &toml::de::Error| {
         let loc = e.span().map(|sp| {
             let (line, col) = errors::line_col(text, sp.start);
@@ -103,6 +120,12 @@ fn check_toml_link_pairs(text: &str) -> Result<(), ScenarioError> {
 
 /// Parse and validate a JSON scenario (same structure as the TOML format).
 pub fn parse_json(text: &str) -> Result<Scenario, ScenarioError> {
+    if let Ok(serde_json::Value::Object(o)) = serde_json::from_str::<serde_json::Value>(text) {
+        if o.get("preset").is_some_and(|p| p.as_str() != Some("none")) {
+            let v = toml::Value::try_from(&o).map_err(|e| ScenarioError::new("", e.to_string()))?;
+            return from_value(v);
+        }
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let s = deserialize_with(&mut de, |e: &serde_json::Error| {
         if e.is_syntax() || e.is_eof() {

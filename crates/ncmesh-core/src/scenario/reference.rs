@@ -410,7 +410,40 @@ pub(super) fn markdown() -> String {
     };
     g.out.push_str("## Top level\n\n");
     g.table("", "Scenario", &schema, 1);
+    presets(&mut g.out);
     g.out.trim_end().to_string() + "\n"
+}
+
+/// The presets, field by field with the value and its source (`preset::PRESETS`).
+fn presets(out: &mut String) {
+    use super::preset::{PresetValue, PRESETS};
+    use std::fmt::Write;
+    out.push_str("## Presets\n\n");
+    out.push_str(
+        "`preset` fills in every field below that the scenario does not give; a field the \
+         scenario gives wins.\n\n",
+    );
+    for (preset, source, fields) in PRESETS {
+        let name = crate::check::name(preset);
+        let _ = writeln!(out, "### `preset = {name}` ({source})\n");
+        out.push_str("| field | value | source |\n|---|---|---|\n");
+        for f in *fields {
+            let value = match f.value {
+                PresetValue::Float(x) => crate::check::toml_float(x),
+                PresetValue::Int(i) => i.to_string(),
+                PresetValue::Bool(b) => b.to_string(),
+                PresetValue::Str(s) => format!("\"{s}\""),
+                PresetValue::Segments(n) => format!("{n} × `tcp.mss_bytes`"),
+            };
+            let _ = writeln!(
+                out,
+                "| `{}` | {value} | {} |",
+                f.path,
+                f.source.replace('|', "\\|")
+            );
+        }
+        out.push('\n');
+    }
 }
 
 #[test]

@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::preset::Preset;
+
 /// A complete simulation scenario.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -13,6 +15,10 @@ use serde::{Deserialize, Serialize};
 pub struct Scenario {
     /// Free text, carried into the results.
     pub name: String,
+    /// A simulator whose defaults fill in every field the scenario does not give (the
+    /// presets' fields and sources: "Presets", below).
+    #[serde(skip_serializing_if = "Preset::is_none")]
+    pub preset: Preset,
     /// Run length, seed, measurement window.
     pub simulation: SimulationCfg,
     /// Propagation and reception.

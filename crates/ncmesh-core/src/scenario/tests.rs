@@ -679,7 +679,7 @@ dst = 0
 /// (file text, expected field, substrings the message must contain)
 fn bad_cases() -> Vec<(String, &'static str, Vec<&'static str>)> {
     vec![
-        (with("foo = 1"), "foo", vec!["unknown field 'foo'", "the top level", "allowed: name, simulation"]),
+        (with("foo = 1"), "foo", vec!["unknown field 'foo'", "the top level", "allowed: name, preset, simulation"]),
         (with("[mac]\nfoo = 1"), "mac.foo", vec!["unknown field 'foo' in [mac]", "allowed: standard, data_rate_mbps"]),
         (format!("{NODES}[[flows]]\nsrc = 0\ndst = 1\nspeed = 3\n"), "flows[0].speed", vec!["unknown field 'speed' in flows[0]"]),
         (with("[mac]\nqueue_packets = -3"), "mac.queue_packets", vec!["-3 is not allowed", "non-negative integer"]),
@@ -861,4 +861,97 @@ fn documented_example_parses() {
     let s = parse_toml(&doc[i..j]).unwrap_or_else(|e| panic!("docs example: {e}"));
     assert_eq!((s.nodes.len(), s.flows.len(), s.loss.len()), (5, 1, 1));
     round_trip(&s);
+}
+
+mod presets {
+    use super::super::preset::{fields, Preset, PresetValue, PRESETS};
+    use super::super::{parse_json, parse_toml, to_toml};
+    use toml::Value;
+
+    const MINIMAL: &str = "[[nodes]]\nx = 0.0\ny = 0.0\n[[nodes]]\nx = 200.0\ny = 0.0\n";
+
+    /// The scenario's field at a dotted path, as TOML.
+    fn field(s: &super::super::Scenario, path: &str) -> Value {
+        let v = Value::try_from(s).unwrap();
+        let (t, k) = path.split_once('.').unwrap();
+        v[t][k].clone()
+    }
+
+    #[test]
+    fn each_preset_sets_exactly_its_documented_values() {
+        for (preset, _, list) in PRESETS {
+            let name = crate::check::name(preset);
+            let s = parse_toml(&format!("preset = {name}\n{MINIMAL}")).unwrap();
+            assert_eq!(s.preset, *preset);
+            for f in *list {
+                let want = match f.value {
+                    PresetValue::Float(x) => Value::Float(x),
+                    PresetValue::Int(i) => Value::Integer(i),
+                    PresetValue::Bool(b) => Value::Boolean(b),
+                    PresetValue::Str(s) => Value::String(s.into()),
+                    PresetValue::Segments(n) => Value::Integer(n * 1000),
+                };
+                assert_eq!(field(&s, f.path), want, "{name}: {}", f.path);
+            }
+            // Nothing else moves: the fields it does not list keep ncmesh's defaults.
+            let plain = parse_toml(MINIMAL).unwrap();
+            let (a, b) = (
+                Value::try_from(&s).unwrap(),
+                Value::try_from(&plain).unwrap(),
+            );
+            for (table, v) in a.as_table().unwrap() {
+                let Some(t) = v.as_table() else { continue };
+                for (k, x) in t {
+                    let listed = list.iter().any(|f| f.path == format!("{table}.{k}"));
+                    if !listed {
+                        assert_eq!(
+                            Some(x),
+                            b[table.as_str()].get(k),
+                            "{name}: {table}.{k} changed"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_field_the_scenario_gives_wins_and_the_window_follows_its_segment_size() {
+        let s = parse_toml(&format!(
+            "preset = \"ns2\"\n[tcp]\nmin_rto_s = 1.0\nmss_bytes = 1024\n[mac]\nrts_threshold_bytes = 3000\n{MINIMAL}"
+        ))
+        .unwrap();
+        assert_eq!(s.tcp.min_rto_s, 1.0);
+        assert_eq!(s.mac.rts_threshold_bytes, 3000);
+        assert_eq!(
+            s.tcp.rcv_buffer_bytes,
+            20 * 1024,
+            "ns-2's window_ is 20 packets"
+        );
+        assert_eq!(s.tcp.initial_rto_s, 3.0);
+    }
+
+    #[test]
+    fn the_canonical_text_names_the_preset_and_reads_back_the_same() {
+        let s = parse_toml(&format!("preset = \"ns2\"\n{MINIMAL}")).unwrap();
+        let text = to_toml(&s);
+        assert!(text.contains("\nname = \"\"\npreset = \"ns2\"\n"), "{text}");
+        assert_eq!(parse_toml(&text).unwrap(), s);
+        // Without a preset the text has no preset line (stored runs keep their keys).
+        assert!(!to_toml(&parse_toml(MINIMAL).unwrap()).contains("preset"));
+        assert_eq!(fields(Preset::None).len(), 0);
+    }
+
+    #[test]
+    fn json_and_toml_name_presets_alike_and_a_wrong_one_is_one_line() {
+        let json = r#"{"preset": "ns2", "nodes": [{"x": 0.0, "y": 0.0}, {"x": 200.0, "y": 0.0}]}"#;
+        let t = parse_toml(&format!("preset = \"ns2\"\n{MINIMAL}")).unwrap();
+        assert_eq!(parse_json(json).unwrap(), t);
+        let e = parse_toml(&format!("preset = \"ns3\"\n{MINIMAL}")).unwrap_err();
+        assert_eq!(e.field, "preset");
+        assert_eq!(
+            e.message,
+            "\"ns3\" is not allowed: expected one of \"none\", \"ns2\""
+        );
+    }
 }

@@ -1,0 +1,152 @@
+//! Simulator presets: `preset = "ns2"` gives a scenario the defaults of the simulator a
+//! paper ran, so a reproduction sets only what the paper says. A preset fills in each of
+//! its fields that the scenario does not give; a field the scenario gives wins. ncmesh's
+//! own defaults (schema.rs) stay for a scenario that names no preset.
+//!
+//! Each value cites where it comes from; docs/scenario-format.md lists them (generated
+//! from `PRESETS`).
+
+use super::ScenarioError;
+use serde::{Deserialize, Serialize};
+use toml::{Table, Value};
+
+/// A simulator whose defaults a scenario can take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// ncmesh's own defaults.
+    #[default]
+    None,
+    /// ns-2.33/2.34 (Takimoto et al., Xu et al., Gheorghiu et al. ran it): its TCP
+    /// agent, 802.11 MAC, queue and wireless PHY defaults (below).
+    Ns2,
+}
+
+impl Preset {
+    /// No preset?
+    pub fn is_none(&self) -> bool {
+        *self == Preset::None
+    }
+}
+
+/// A value a preset gives a field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PresetValue {
+    /// A number with a fraction (seconds, watts, ...).
+    Float(f64),
+    /// A whole number.
+    Int(i64),
+    /// A flag.
+    Bool(bool),
+    /// A named choice (`channel.model = "tworay"`).
+    Str(&'static str),
+    /// `tcp.rcv_buffer_bytes` as a number of segments: that many times the scenario's
+    /// `tcp.mss_bytes` (ns-2's window is counted in packets).
+    Segments(i64),
+}
+
+/// One field of a preset.
+#[derive(Debug, Clone, Copy)]
+pub struct PresetField {
+    /// Dotted path (`tcp.min_rto_s`).
+    pub path: &'static str,
+    /// Its value under the preset.
+    pub value: PresetValue,
+    /// Where the value comes from.
+    pub source: &'static str,
+}
+
+use PresetValue::*;
+
+const NS_DEFAULT: &str = "ns-2.34 tcl/lib/ns-default.tcl";
+
+/// ns-2.34's defaults (the same in 2.33) for what a scenario here sets.
+const NS2: &[PresetField] = &[
+    PresetField { path: "tcp.mss_bytes", value: Int(1000), source: "Agent/TCP packetSize_ 1000" },
+    PresetField { path: "tcp.initial_cwnd_segments", value: Int(2), source: "Agent/TCP windowInit_ 2" },
+    PresetField { path: "tcp.rcv_buffer_bytes", value: Segments(20), source: "Agent/TCP window_ 20 (packets)" },
+    PresetField { path: "tcp.min_rto_s", value: Float(0.2), source: "Agent/TCP minrto_ 0.2" },
+    PresetField { path: "tcp.initial_rto_s", value: Float(3.0), source: "Agent/TCP rtxcur_init_ 3.0" },
+    PresetField { path: "tcp.max_rto_s", value: Float(60.0), source: "Agent/TCP maxrto_ 60" },
+    PresetField { path: "tcp.clock_granularity_s", value: Float(0.01), source: "Agent/TCP tcpTick_ 0.01" },
+    PresetField { path: "tcp.dupack_threshold", value: Int(3), source: "Agent/TCP numdupacks_ 3" },
+    PresetField { path: "tcp.delayed_ack", value: Bool(false), source: "Agent/TCPSink acknowledges every segment (delayed ACKs are the separate Agent/TCPSink/DelAck)" },
+    PresetField { path: "tcp.delayed_ack_timeout_s", value: Float(0.1), source: "Agent/TCPSink/DelAck interval_ 100ms" },
+    PresetField { path: "mac.standard", value: Str("802.11b"), source: "Mac/802_11: SlotTime_ 20 us, SIFS_ 10 us, PLCP at 1 Mbit/s (802.11b DSSS timing)" },
+    PresetField { path: "mac.preamble", value: Str("long"), source: "Mac/802_11 PreambleLength_ 144, PLCPHeaderLength_ 48 bits" },
+    PresetField { path: "mac.cw_min", value: Int(31), source: "Mac/802_11 CWMin_ 31" },
+    PresetField { path: "mac.cw_max", value: Int(1023), source: "Mac/802_11 CWMax_ 1023" },
+    PresetField { path: "mac.rts_threshold_bytes", value: Int(0), source: "Mac/802_11 RTSThreshold_ 0 (RTS/CTS before every unicast frame)" },
+    PresetField { path: "mac.short_retry_limit", value: Int(7), source: "Mac/802_11 ShortRetryLimit_ 7" },
+    PresetField { path: "mac.long_retry_limit", value: Int(4), source: "Mac/802_11 LongRetryLimit_ 4" },
+    PresetField { path: "mac.data_rate_mbps", value: Float(1.0), source: "Mac/802_11 dataRate_ 1Mb (tcl/lan/ns-mac.tcl)" },
+    PresetField { path: "mac.basic_rate_mbps", value: Float(1.0), source: "Mac/802_11 basicRate_ 1Mb (tcl/lan/ns-mac.tcl)" },
+    PresetField { path: "mac.queue_packets", value: Int(50), source: "Queue limit_ 50" },
+    PresetField { path: "channel.model", value: Str("tworay"), source: "Propagation/TwoRayGround, the model of ns-2's wireless examples" },
+    PresetField { path: "channel.reception", value: Str("capture"), source: "Mac/802_11 capture: a frame survives another only CPThresh_ stronger" },
+    PresetField { path: "channel.capture_threshold_db", value: Float(10.0), source: "Phy/WirelessPhy CPThresh_ 10.0" },
+    PresetField { path: "channel.rx_threshold_w", value: Float(3.652e-10), source: "Phy/WirelessPhy RXThresh_ 3.652e-10 (250 m with two-ray)" },
+    PresetField { path: "channel.cs_threshold_w", value: Float(1.559e-11), source: "Phy/WirelessPhy CSThresh_ 1.559e-11 (550 m with two-ray)" },
+    PresetField { path: "channel.tx_power_w", value: Float(0.281_838_15), source: "Phy/WirelessPhy Pt_ 0.28183815" },
+    PresetField { path: "channel.frequency_hz", value: Float(914e6), source: "Phy/WirelessPhy freq_ 914e+6" },
+    PresetField { path: "channel.antenna_height_m", value: Float(1.5), source: "Antenna/OmniAntenna Z_ 1.5 (Gt_ = Gr_ = 1)" },
+    PresetField { path: "channel.rx_range_m", value: Float(250.0), source: "the range RXThresh_ gives with two-ray (for model = \"range\")" },
+    PresetField { path: "channel.cs_range_m", value: Float(550.0), source: "the range CSThresh_ gives with two-ray (for model = \"range\")" },
+    PresetField { path: "channel.interference_range_m", value: Float(550.0), source: "a signal above CSThresh_ reaches the receiver and can collide (for model = \"range\")" },
+];
+
+/// Every preset with its fields (none for `"none"`), for the reference and the tests.
+pub const PRESETS: &[(Preset, &str, &[PresetField])] = &[(Preset::Ns2, NS_DEFAULT, NS2)];
+
+/// The fields `preset` gives.
+pub fn fields(preset: Preset) -> &'static [PresetField] {
+    PRESETS.iter().find(|p| p.0 == preset).map_or(&[], |p| p.2)
+}
+
+/// Does the document name a preset?
+pub fn named(doc: &Table) -> bool {
+    doc.get("preset")
+        .is_some_and(|v| v.as_str() != Some("none"))
+}
+
+/// Fills in, in `doc` (a scenario as a TOML table), every field its `preset` gives that
+/// the document does not. A document without a preset is left as it is; a preset that
+/// does not exist is an error naming `preset`.
+pub fn apply(doc: &mut Table) -> Result<(), ScenarioError> {
+    let Some(v) = doc.get("preset") else {
+        return Ok(());
+    };
+    let preset = Preset::deserialize(v.clone()).map_err(|_| {
+        ScenarioError::new(
+            "preset",
+            format!("{v} is not allowed: expected one of \"none\", \"ns2\""),
+        )
+    })?;
+    for f in fields(preset) {
+        let (table, key) = f.path.split_once('.').expect("a preset field is table.key");
+        let mss = doc
+            .get("tcp")
+            .and_then(|t| t.get("mss_bytes"))
+            .and_then(Value::as_integer);
+        let entry = doc
+            .entry(table)
+            .or_insert_with(|| Value::Table(Table::new()));
+        let Value::Table(t) = entry else {
+            // Not a table: deserializing reports it.
+            continue;
+        };
+        if t.contains_key(key) {
+            continue;
+        }
+        let value = match f.value {
+            Float(x) => Value::Float(x),
+            Int(i) => Value::Integer(i),
+            Bool(b) => Value::Boolean(b),
+            Str(s) => Value::String(s.to_string()),
+            Segments(n) => Value::Integer(n * mss.unwrap_or(1000)),
+        };
+        t.insert(key.to_string(), value);
+    }
+    Ok(())
+}
