@@ -82,3 +82,15 @@ def test_scenario_error_has_field_and_one_line_message():
     assert err.field.endswith("queue_packets")
     assert str(err).startswith(err.field + ": ")
     assert "\n" not in str(err)
+
+
+def test_a_preset_gives_the_fields_still_at_ncmeshs_defaults():
+    s = Scenario.build("chain", hops=2).set("tcp.min_rto_s", 0.5).set("preset", "ns2")
+    r = s.resolved()
+    assert r["preset"] == "ns2"
+    assert (r["channel"]["model"], r["channel"]["reception"]) == ("tworay", "capture")
+    assert r["tcp"]["initial_cwnd_segments"] == 2 and r["tcp"]["initial_rto_s"] == 3.0
+    assert r["tcp"]["min_rto_s"] == 0.5, "a value the user set stays"
+    assert len(r["nodes"]) == 3, "the builder's topology stays"
+    with pytest.raises(ScenarioError, match='preset: "ns3" is not allowed'):
+        Scenario.build("chain", hops=2).set("preset", "ns3")

@@ -64,6 +64,19 @@ def test_builder_options_and_scenario_keys_are_applied():
         assert sc == ncmesh._core.resolve(sc)                           # fully resolved
 
 
+def test_a_preset_in_the_sweep_gives_its_defaults_and_every_other_override_wins():
+    base = {"builder": "chain", "options": {"spacing": 200, "duration": 4},
+            "set": {"preset": "ns2", "tcp.min_rto_s": 1.0, "tcp.delayed_ack": True}}
+    sweep = load_sweep(sweep_dict(base=base, grid={"hops": [2], "preset": ["none", "ns2"]}))
+    by = {r.params["preset"]: r.scenario for r in sweep.runs()}
+    ns2, plain = by["ns2"], by["none"]
+    assert ns2["preset"] == "ns2" and ns2["channel"]["model"] == "tworay"
+    assert ns2["tcp"]["initial_rto_s"] == 3.0 and ns2["mac"]["rts_threshold_bytes"] == 0
+    assert ns2["tcp"]["min_rto_s"] == 1.0 and ns2["tcp"]["delayed_ack"] is True   # set wins
+    assert "preset" not in plain and plain["channel"]["model"] == "range"         # the grid's "none"
+    assert run_key(ns2) != run_key(plain)
+
+
 def test_range_expansion():
     sweep = load_sweep(sweep_dict(grid={
         "loss.0.rate": {"range": [0.0, 0.3, 0.1]},

@@ -5,6 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use ncmesh_core::{scenario, sim};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use serde::Deserialize;
 
 use std::collections::HashMap;
 
@@ -18,6 +19,25 @@ use crate::parquet::{cell_from_py, encode, infer, ColType, ColTypeName, Column, 
 pub fn resolve<'py>(scenario: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let s = scenario_from_py(scenario)?;
     to_py(scenario.py(), &s)
+}
+
+/// The scenario with simulator preset `name` ("ns2", "none"): each field the preset gives
+/// that the scenario still has at ncmesh's default takes the preset's value (a builder's
+/// and the user's own values stay). Resolved, as a dict.
+#[pyfunction]
+pub fn apply_preset<'py>(scenario: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    let py = scenario.py();
+    let s = scenario_from_py(scenario)?;
+    let preset =
+        scenario::Preset::deserialize(toml::Value::String(name.to_string())).map_err(|_| {
+            let e = scenario::ScenarioError::new(
+                "preset",
+                format!("\"{name}\" is not allowed: expected one of \"none\", \"ns2\""),
+            );
+            scenario_error(py, &e)
+        })?;
+    let s = scenario::preset::overlay(&s, preset).map_err(|e| scenario_error(py, &e))?;
+    to_py(py, &s)
 }
 
 /// The complete, resolved scenario as TOML text.

@@ -17,6 +17,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<errors::ScenarioError>())?;
     m.add_function(wrap_pyfunction!(functions::resolve, m)?)?;
     m.add_function(wrap_pyfunction!(functions::to_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::apply_preset, m)?)?;
     m.add_function(wrap_pyfunction!(functions::build_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(functions::build_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(functions::pair_stats, m)?)?;

@@ -110,6 +110,31 @@ pub fn named(doc: &Table) -> bool {
         .is_some_and(|v| v.as_str() != Some("none"))
 }
 
+/// `s` with `preset` named and each of its fields that `s` still has at ncmesh's default
+/// set to the preset's value: how a preset applies to a scenario already complete (built by
+/// a builder, or read and resolved), where no field is missing. A field a builder or the
+/// user changed keeps its value.
+pub fn overlay(s: &super::Scenario, preset: Preset) -> Result<super::Scenario, ScenarioError> {
+    let internal = |e: toml::ser::Error| ScenarioError::new("preset", e.to_string());
+    let Value::Table(mut doc) = Value::try_from(s).map_err(internal)? else {
+        unreachable!("a scenario is a table")
+    };
+    let Value::Table(default) = Value::try_from(super::Scenario::default()).map_err(internal)?
+    else {
+        unreachable!("a scenario is a table")
+    };
+    for f in fields(preset) {
+        let (table, key) = f.path.split_once('.').expect("a preset field is table.key");
+        let at_default =
+            doc.get(table).and_then(|t| t.get(key)) == default.get(table).and_then(|t| t.get(key));
+        if let (true, Some(Value::Table(t))) = (at_default, doc.get_mut(table)) {
+            t.remove(key);
+        }
+    }
+    doc.insert("preset".into(), Value::try_from(preset).map_err(internal)?);
+    super::from_value(Value::Table(doc))
+}
+
 /// Fills in, in `doc` (a scenario as a TOML table), every field its `preset` gives that
 /// the document does not. A document without a preset is left as it is; a preset that
 /// does not exist is an error naming `preset`.

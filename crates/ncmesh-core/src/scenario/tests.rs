@@ -954,4 +954,26 @@ mod presets {
             "\"ns3\" is not allowed: expected one of \"none\", \"ns2\""
         );
     }
+
+    #[test]
+    fn on_a_complete_scenario_a_preset_gives_only_the_fields_still_at_ncmeshs_defaults() {
+        use super::super::preset::overlay;
+        let mut built = super::super::build(
+            "chain",
+            &super::super::BuildOptions::new().with("hops", 2u64),
+        )
+        .unwrap();
+        built.tcp.min_rto_s = 0.5; // the user's own value
+        let s = overlay(&built, Preset::Ns2).unwrap();
+        assert_eq!(s.preset, Preset::Ns2);
+        assert_eq!(s.tcp.min_rto_s, 0.5, "a changed field keeps its value");
+        assert_eq!(s.tcp.initial_rto_s, 3.0);
+        assert_eq!(s.channel.model, super::super::ChannelModel::Tworay);
+        assert_eq!(s.nodes, built.nodes, "the builder's topology stays");
+        assert_eq!(
+            overlay(&s, Preset::Ns2).unwrap(),
+            s,
+            "applying it twice changes nothing"
+        );
+    }
 }

@@ -45,10 +45,31 @@ pub struct PiggyCfg {
     /// A coded packet whose partner has not come after this long is a decode failure;
     /// > 0.
     pub decode_max_wait_s: f64,
-    /// A coded packet goes to the head of the interface queue (Takimoto et al. §II-A).
-    /// false (an ablation, not in the papers): it goes where its DATA would have gone
-    /// (the DATA's place in the queue, else the tail), so no DATA overtakes an older one.
-    pub at_head: bool,
+    /// Where a coded packet is queued, and what an ACK searches: one reading of
+    /// Takimoto et al., who say it two ways (docs/assumptions.md, "DATA/ACK coding").
+    pub placement: Placement,
+}
+
+/// Where a coded DATA/ACK pair goes in the interface queue. Takimoto et al. put it "at
+/// the head" (§II-A, §III-A) and, describing their ns-2 module (§III-B), pass it "to the
+/// lower layer", the ACK searching only the encoding queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// As near the head as it can go without passing a queued DATA of its flow with a
+    /// lower sequence number: the head, and the order of its flow's DATA kept.
+    Ordered,
+    /// At the very head, ahead of every queued packet, coded ones included: a stack of
+    /// coded packets, the newest first (which can send a DATA before older queued DATA).
+    Stack,
+    /// §III-B's ns-2 module: the pair is passed to the lower layer and queued at the
+    /// tail like any packet; with waits on, a DATA goes to the encoding queue without
+    /// searching the interface queue, and an ACK searches the encoding queue only.
+    LowerLayer,
+    /// Where its DATA was in the interface queue (else the tail): no reordering at all
+    /// (an ablation, in no paper).
+    InPlace,
 }
 
 impl Default for PiggyCfg {
@@ -65,7 +86,7 @@ impl Default for PiggyCfg {
             buffer_s: 1.0,
             decode_poll_s: 0.01,
             decode_max_wait_s: 0.5,
-            at_head: true,
+            placement: Placement::Ordered,
         }
     }
 }
@@ -130,8 +151,8 @@ pub struct PiggyParams {
     pub decode_poll: Time,
     /// Longest stay in the decoding queue.
     pub decode_max_wait: Time,
-    /// Coded packets go to the head of the interface queue.
-    pub at_head: bool,
+    /// Where coded packets are queued.
+    pub placement: Placement,
     /// ComboCoding: DATA and ACK by direction, each flow's DATA sender by flow index
     /// (None: PiggyCode, by the TCP header).
     pub data_sources: Option<std::sync::Arc<[crate::net::NodeId]>>,
@@ -197,7 +218,7 @@ impl PiggyCfg {
             buffer: secs(self.buffer_s),
             decode_poll: secs(self.decode_poll_s),
             decode_max_wait: secs(self.decode_max_wait_s),
-            at_head: self.at_head,
+            placement: self.placement,
             data_sources: None,
         }
     }
@@ -227,7 +248,7 @@ impl PiggyCfg {
         kv("buffer_s", toml_float(self.buffer_s));
         kv("decode_poll_s", toml_float(self.decode_poll_s));
         kv("decode_max_wait_s", toml_float(self.decode_max_wait_s));
-        kv("at_head", self.at_head.to_string());
+        kv("placement", crate::check::name(&self.placement));
     }
 }
 

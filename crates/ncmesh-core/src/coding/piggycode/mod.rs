@@ -10,7 +10,7 @@ pub mod header;
 mod recent;
 pub mod scheme;
 
-pub use config::{PiggyCfg, PiggyParams, WaitRule};
+pub use config::{PiggyCfg, PiggyParams, Placement, WaitRule};
 pub use header::PiggyHeader;
 pub use scheme::PiggyScheme;
 

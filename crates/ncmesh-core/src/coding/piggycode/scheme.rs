@@ -18,7 +18,7 @@
 use super::decoding::Decoder;
 use super::header::{PiggyHeader, HEADER_BYTES};
 use super::recent::Recent;
-use super::{PiggyCounters, PiggyParams};
+use super::{PiggyCounters, PiggyParams, Placement, WaitRule};
 use crate::coding::timers::Timers;
 use crate::coding::xor::payload::xor_all;
 use crate::coding::{
@@ -151,20 +151,38 @@ impl PiggyScheme {
         })
     }
 
-    /// Queues a coded pair; `at` is where its DATA sat in the interface queue (None: the
-    /// DATA is new or comes from the encoding queue).
-    fn push_coded(&mut self, cx: &mut SchemeCx, data: Held, ack: Held, at: Option<usize>) {
-        // Takimoto et al. §II-A: the coded packet goes to the head of the queue. Over
-        // capacity, the tail is dropped (ns-2's drop-tail queue on a head insertion).
-        // `at_head = false` (not in the paper; an ablation): it goes where its DATA would
-        // have gone (the DATA's place in the queue, else the tail), so that no DATA
-        // overtakes an older one.
-        let slot = Slot::Coded { data, ack };
-        if self.p.at_head {
-            self.ifq.push_front(slot);
-        } else {
-            self.ifq.insert(at.unwrap_or(self.ifq.len()), slot);
+    /// Where a coded pair whose DATA is `data` goes (`placement`); `at` is where its DATA
+    /// sat in the interface queue (None: the DATA is new or comes from the encoding
+    /// queue).
+    fn coded_place(&self, data: &Packet, at: Option<usize>) -> usize {
+        match self.p.placement {
+            Placement::Stack => 0,
+            Placement::LowerLayer => self.ifq.len(),
+            Placement::InPlace => at.unwrap_or(self.ifq.len()),
+            Placement::Ordered => {
+                let seq = data.tcp().map_or(0, |h| h.seq);
+                let older = |p: &Packet| {
+                    p.flow == data.flow
+                        && p.src == data.src
+                        && p.tcp().is_some_and(|h| h.len > 0 && h.seq < seq)
+                };
+                self.ifq
+                    .iter()
+                    .rposition(|s| match s {
+                        Slot::Native(h) => older(&h.pkt),
+                        Slot::Coded { data, .. } => older(&data.pkt),
+                    })
+                    .map_or(0, |i| i + 1)
+            }
         }
+    }
+
+    /// Queues a coded pair; `at` is where its DATA sat in the interface queue.
+    fn push_coded(&mut self, cx: &mut SchemeCx, data: Held, ack: Held, at: Option<usize>) {
+        // Takimoto et al. §II-A: towards the head of the queue (`placement`). Over
+        // capacity, the tail is dropped (ns-2's drop-tail queue on a head insertion).
+        let place = self.coded_place(&data.pkt, at);
+        self.ifq.insert(place, Slot::Coded { data, ack });
         self.counters.data_coded += 1;
         self.counters.ack_coded += 1;
         if self.ifq.len() > cx.queue_capacity {
@@ -218,17 +236,25 @@ impl PiggyScheme {
         }
     }
 
+    /// Does a DATA that may wait skip the interface queue, and an ACK search only the
+    /// encoding queue (§III-B's module)?
+    fn encoding_queue_only(&self) -> bool {
+        self.p.placement == Placement::LowerLayer && self.p.wait != WaitRule::Fixed(0)
+    }
+
     /// A DATA packet at a relay (Takimoto et al. §III-A).
     fn enqueue_data(&mut self, cx: &mut SchemeCx, data: Held) {
-        if let Some(i) = self.find_in_ifq(&data, Role::Ack) {
-            let ack = self.take_native(i);
-            return self.push_coded(cx, data, ack, None);
-        }
         let hops = match (cx.cost(data.pkt.src), cx.cost(data.pkt.dst)) {
             (Some(a), Some(b)) => a.hops + b.hops,
             _ => u32::MAX,
         };
         let wait = self.p.wait.wait(hops, self.ifq.len());
+        if wait == 0 || !self.encoding_queue_only() {
+            if let Some(i) = self.find_in_ifq(&data, Role::Ack) {
+                let ack = self.take_native(i);
+                return self.push_coded(cx, data, ack, None);
+            }
+        }
         if wait == 0 {
             return self.push_native(cx, data);
         }
@@ -238,10 +264,20 @@ impl PiggyScheme {
             self.release_waiting(cx, head);
         }
         self.counters.data_waited += 1;
+        // The encoding queue releases a flow's DATA in the order they came: a DATA given
+        // a shorter wait (the configured wait is chosen per packet, §IV-A) leaves no
+        // earlier than an older one of its flow.
+        let (flow, src) = (data.pkt.flow, data.pkt.src);
+        let after = self
+            .encq
+            .iter()
+            .filter(|w| w.held.pkt.flow == flow && w.held.pkt.src == src)
+            .map(|w| w.deadline)
+            .max();
         self.encq.push_back(Waiting {
             held: data,
             since: cx.now,
-            deadline: cx.now + wait,
+            deadline: (cx.now + wait).max(after.unwrap_or(0)),
         });
         self.arm_wait_timer(cx);
     }
@@ -254,9 +290,11 @@ impl PiggyScheme {
             self.push_coded(cx, w.held, ack, None);
             return self.arm_wait_timer(cx);
         }
-        if let Some(i) = self.find_in_ifq(&ack, Role::Data) {
-            let data = self.take_native(i);
-            return self.push_coded(cx, data, ack, Some(i));
+        if !self.encoding_queue_only() {
+            if let Some(i) = self.find_in_ifq(&ack, Role::Data) {
+                let data = self.take_native(i);
+                return self.push_coded(cx, data, ack, Some(i));
+            }
         }
         self.push_native(cx, ack);
     }
@@ -572,22 +610,92 @@ mod tests {
         out
     }
 
-    /// A coded DATA at the head overtakes older DATA still queued inside coded slots
-    /// (Takimoto et al. §II-A); `at_head = false` keeps the DATA's place.
+    /// Each placement keeps or breaks the order of a flow's DATA as it says: a coded DATA
+    /// 3 at the very head goes before DATA 1 still queued inside a coded slot (stack);
+    /// ordered and in place keep 1, 3, 4; passed to the lower layer, the pair of DATA 3
+    /// (pulled from the queue by ACK 5) goes to the tail behind DATA 4.
     #[test]
-    fn head_insertion_overtakes_older_data_and_in_place_does_not() {
-        for (at_head, order) in [(true, vec![3, 1, 4]), (false, vec![1, 3, 4])] {
+    fn each_placement_keeps_or_breaks_data_order_as_it_says() {
+        for (placement, order) in [
+            (Placement::Stack, vec![3, 1, 4]),
+            (Placement::Ordered, vec![1, 3, 4]),
+            (Placement::InPlace, vec![1, 3, 4]),
+            (Placement::LowerLayer, vec![1, 4, 3]),
+        ] {
             let mut b = Bench::chain(2);
             let mut p = super::super::PiggyCfg::default().params(false);
-            p.at_head = at_head;
+            p.placement = placement;
             let mut s = PiggyScheme::new(p);
             relay(&mut b, &mut s, 0, 0, 2, data(1));
             relay(&mut b, &mut s, 1, 2, 0, ack(2)); // [C(1,2)]
             relay(&mut b, &mut s, 2, 0, 2, data(3));
             relay(&mut b, &mut s, 3, 0, 2, data(4)); // [C(1,2), 3, 4]
             relay(&mut b, &mut s, 4, 2, 0, ack(5)); // pairs with DATA 3
-            assert_eq!(drain(&mut b, &mut s), order, "at_head = {at_head}");
+            assert_eq!(drain(&mut b, &mut s), order, "{placement:?}");
         }
+    }
+
+    /// Ordered: a coded DATA goes to the head when no older DATA of its flow is queued,
+    /// ahead of other flows' packets and of its own flow's newer DATA.
+    #[test]
+    fn ordered_goes_to_the_head_past_newer_data_only() {
+        let mut b = Bench::chain(2);
+        let mut s = PiggyScheme::new(super::super::PiggyCfg::default().params(false));
+        relay(&mut b, &mut s, 0, 0, 2, data(4));
+        relay(&mut b, &mut s, 1, 0, 2, data(3)); // a retransmission after 4
+        relay(&mut b, &mut s, 2, 2, 0, ack(5)); // pairs with DATA 4 (closest to the head)
+                                                // DATA 3 is older than 4: the pair of 4 stays behind it.
+        assert_eq!(drain(&mut b, &mut s), vec![3, 4]);
+    }
+
+    /// §III-B's module with a wait: the DATA waits without looking at the interface
+    /// queue, and an ACK codes only with a waiting DATA.
+    #[test]
+    fn lower_layer_searches_only_the_encoding_queue() {
+        let mut b = Bench::chain(2);
+        let mut p = super::super::PiggyCfg::default().params(true);
+        p.wait = WaitRule::Fixed(30 * MILLIS);
+        p.placement = Placement::LowerLayer;
+        let mut s = PiggyScheme::new(p);
+        relay(&mut b, &mut s, 0, 2, 0, ack(1)); // no DATA waits: queued as it is
+        relay(&mut b, &mut s, 1, 0, 2, data(2)); // does not take ACK 1: waits
+        assert_eq!((s.counters.data_waited, s.counters.data_coded), (1, 0));
+        relay(&mut b, &mut s, 2, 2, 0, ack(3)); // codes with the waiting DATA 2
+        assert_eq!(s.counters.data_coded, 1);
+        // Queued in order of arrival: ACK 1, then the pair at the tail.
+        assert_eq!(drain(&mut b, &mut s), vec![1, 2]);
+    }
+
+    /// The configured wait is chosen per packet: a DATA given 10 ms after an older one
+    /// given 90 ms still leaves after it (the encoding queue releases in arrival order).
+    #[test]
+    fn the_encoding_queue_releases_a_flows_data_in_arrival_order() {
+        let mut b = Bench::chain(2);
+        let mut p = super::super::PiggyCfg::default().params(true);
+        p.wait = WaitRule::Configured {
+            max_hops: 3,
+            queue_threshold: 0,
+            short: 10 * MILLIS,
+            long_2hop: 90 * MILLIS,
+            long_3hop: 90 * MILLIS,
+        };
+        let mut s = PiggyScheme::new(p);
+        // A UDP datagram in the interface queue: the queue is "filling", DATA 1 waits 90 ms.
+        let mut udp = data(9);
+        udp.l4 = L4::Udp(crate::wire::UdpHeader { seq: 0, len: 100 });
+        b.call(1, 0, |cx| s.enqueue(cx, udp, &hop(2)));
+        relay(&mut b, &mut s, 0, 0, 2, data(1));
+        assert_eq!(drain(&mut b, &mut s), vec![9]);
+        // An empty queue: DATA 2 is given 10 ms, but DATA 1 is older.
+        relay(&mut b, &mut s, 1, 0, 2, data(2));
+        b.call(1, 20 * MILLIS, |cx| s.handle_timeout(cx));
+        assert_eq!(
+            s.poll_at(),
+            PollAt::Idle,
+            "DATA 2 may not leave before DATA 1"
+        );
+        b.call(1, 90 * MILLIS, |cx| s.handle_timeout(cx));
+        assert_eq!(drain(&mut b, &mut s), vec![1, 2]);
     }
 
     #[test]
