@@ -12,6 +12,7 @@ Workers: forked from this process by `forkpool.ForkPool` when it has a single th
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sys
@@ -26,7 +27,8 @@ from ..scenario import uncoded_udp_note
 from . import identity
 from .progress import PartProgress, SweepProgress
 from .spec import RunSpec, Sweep, load_sweep
-from .store import Context, done_keys, prepare, remove_stale_temporaries, write_error
+from .store import (SEEDS_RECORD, Context, done_keys, prepare, read_metric, remove_stale_temporaries,
+                    write_error, write_text)
 from .worker import Outcome, Packed, init_worker, run_batch
 
 # A batch should keep a worker busy for about this long: long enough that the cost of a
@@ -57,6 +59,8 @@ class SweepReport:
     # One line per thing a user should know about the runs (a scheme that codes only TCP
     # with a UDP flow: `ncmesh.scenario.uncoded_udp_note`, with how many runs it concerns)
     notes: list[str] = field(default_factory=list)
+    # With a seed rule: per grid point, (params, seeds used, whether the target was met).
+    seeds_used: list[tuple[dict, int, bool]] | None = None
 
     @property
     def ok(self) -> bool:
@@ -70,10 +74,10 @@ class _Source:
     expands ahead while the parent would otherwise wait, so that a batch is ready when
     a worker asks for one."""
 
-    def __init__(self, sweep: Sweep, done_before: set[str]):
+    def __init__(self, runs, expected: int, done_before: set[str]):
         # Not kept: each run is let go once its batch is done.
-        self._runs = sweep.iter_runs(keep=False)
-        self.expected = len(sweep)          # grid points x seeds, before de-duplication
+        self._runs = iter(runs)
+        self.expected = expected            # runs to expand, before de-duplication
         self.expanded = 0
         self.ready: deque[RunSpec] = deque()   # expanded, to compute, not handed out yet
         self.keys: set[str] = set()
@@ -271,8 +275,6 @@ def run_sweep(
               "computing them again", file=sys.stderr, flush=True)
     out = prepare(out, sweep.to_toml(), fsync).resolve()
     remove_stale_temporaries(out)
-    # Two grid points may resolve to the same scenario: it runs (and is stored) once.
-    source = _Source(sweep, done_keys(out))
 
     ctx = Context(out_dir=str(out), sweep=sweep.name, params=sweep.params,
                   param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync,
@@ -283,23 +285,120 @@ def run_sweep(
     else:
         overall = SweepProgress(len(sweep), label=f"sweep {sweep.name}") if progress else None
         owns = True
-    bar = PartProgress(sweep.name, source.total, overall, owns)
-    tally = _Tally(out, ctx, bar, source)
+    if sweep.seed_rule is None:
+        # Two grid points may resolve to the same scenario: it runs (and is stored) once.
+        source = first = _Source(sweep.iter_runs(keep=False), len(sweep), done_keys(out))
+        rounds = None
+    else:
+        # The record of the seeds used is written when every cell is decided.
+        (out / SEEDS_RECORD).unlink(missing_ok=True)
+        rounds = _Rounds(sweep, out)
+        source = rounds.next_round()
+    bar = PartProgress(sweep.name, len(sweep), overall, owns)
+    tally = _Tally(out, ctx, bar, rounds if rounds is not None else source)
     interrupted = True
+    used_workers = 1
+    notes: list[str] = []
     try:
-        if ray is None or ray is False:
-            workers = min(workers, source.expected)
-            _run_pool(source, ctx, workers, tally)
-        else:
-            workers = _run_ray(source, ctx, jobs, ray, tally)
+        while source is not None:
+            if ray is None or ray is False:
+                used_workers = min(workers, max(1, source.expected))
+                _run_pool(source, ctx, used_workers, tally)
+            else:
+                used_workers = _run_ray(source, ctx, jobs, ray, tally)
+            notes += [n for n in source.notes() if n not in notes]
+            source = rounds.next_round() if rounds is not None else None
         interrupted = False
     finally:
         tally.sync()
-        bar.close(exact_total=len(source.keys) if source.exhausted else None, interrupted=interrupted)
-    return SweepReport(done=tally.done, skipped=source.skipped, failed=tally.failed,
-                       wall_s=time.monotonic() - t0, total=len(source.keys), sim_s=tally.sim_s,
-                       jobs=workers, errors=tally.errors, out_dir=out, recomputed=recomputed,
-                       notes=source.notes())
+        exact = (rounds.total if rounds.finished else None) if rounds is not None else \
+            (len(first.keys) if first.exhausted else None)
+        bar.close(exact_total=exact, interrupted=interrupted)
+    if rounds is not None:
+        rounds.write_record()
+        total, skipped = rounds.total, rounds.skipped
+    else:
+        total, skipped = len(first.keys), first.skipped
+    return SweepReport(done=tally.done, skipped=skipped, failed=tally.failed,
+                       wall_s=time.monotonic() - t0, total=total, sim_s=tally.sim_s,
+                       jobs=used_workers, errors=tally.errors, out_dir=out, recomputed=recomputed,
+                       notes=notes, seeds_used=rounds.seeds_used() if rounds is not None else None)
+
+
+class _Rounds:
+    """A sweep with a seed rule (`SeedRule`), run in rounds: the first round is every
+    cell's first n_min seeds; after each round, every cell still open is judged on its
+    first n runs (n a checkpoint of the rule), and one that has not met the target gets
+    the seeds up to the next checkpoint in the next round. Runs done before (a resumed
+    sweep) are read back, not run again, so an interrupted sweep resumes exactly: the
+    decisions depend only on the runs' results."""
+
+    def __init__(self, sweep: Sweep, out: Path):
+        self.sweep, self.out, self.rule = sweep, out, sweep.seed_rule
+        self.cells = [(params, specs) for params, specs in sweep.cells()]
+        self.n = [self.rule.n_min] * len(self.cells)      # seeds each cell uses so far
+        self.open = list(range(len(self.cells)))           # cells not judged finished
+        self.met: dict[int, bool] = {}
+        self.sources: list[_Source] = []
+        self.finished = False
+        self._values: dict[str, float | None] = {}
+
+    def _specs(self, cells, start) -> list[RunSpec]:
+        return [spec for c, n0 in zip(cells, start) for spec in self.cells[c][1][n0:self.n[c]]]
+
+    def next_round(self) -> _Source | None:
+        """The next round's runs, or None when every cell is decided."""
+        if not self.sources:
+            specs = self._specs(self.open, [0] * len(self.open))
+        else:
+            grown, start = [], []
+            for c in self.open:
+                values = [self.value(spec) for spec in self.cells[c][1][:self.n[c]]]
+                if self.rule.met(values) or self.n[c] >= self.rule.n_max:
+                    self.met[c] = self.rule.met(values)
+                    continue
+                start.append(self.n[c])
+                self.n[c] = next(k for k in self.rule.checkpoints() if k > self.n[c])
+                grown.append(c)
+            self.open = grown
+            specs = self._specs(grown, start)
+        if not self.open:
+            self.finished = True
+            return None
+        source = _Source(specs, len(specs), done_keys(self.out))
+        self.sources.append(source)
+        return source
+
+    def value(self, spec: RunSpec) -> float | None:
+        """The rule's metric of a done run (the total over its flows), None if it failed."""
+        if spec.key not in self._values:
+            self._values[spec.key] = read_metric(self.out, spec.key, self.rule.metric)
+        return self._values[spec.key]
+
+    @property
+    def total(self) -> int:
+        """Distinct runs the cells use so far (the progress total)."""
+        return len({spec.key for c, (_, specs) in enumerate(self.cells) for spec in specs[:self.n[c]]})
+
+    @property
+    def skipped(self) -> int:
+        return sum(s.skipped for s in self.sources)
+
+    def notes(self) -> list[str]:
+        return []
+
+    def seeds_used(self) -> list[tuple[dict, int, bool]]:
+        return [(params, self.n[c], self.met.get(c, False)) for c, (params, _) in enumerate(self.cells)]
+
+    def write_record(self) -> None:
+        """DIR/seeds.json: the rule and, per cell, its params, the seeds it used and their run
+        keys (readers keep those runs only), once every cell is decided."""
+        if not self.finished:
+            return
+        cells = [{"params": params, "seeds": self.n[c], "met": self.met.get(c, False),
+                  "run_keys": [s.key for s in specs[:self.n[c]]]} for c, (params, specs) in enumerate(self.cells)]
+        write_text(self.out / SEEDS_RECORD, json.dumps({"rule": self.rule.as_dict(), "cells": cells},
+                                                        indent=1, default=str) + "\n", False)
 
 
 # ---------------------------------------------------------------- process pool

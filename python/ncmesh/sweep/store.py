@@ -9,6 +9,8 @@
     DIR/flow_series/<key>.parquet
     DIR/node_series/<key>.parquet
     DIR/errors/<key>.json          a failed run (removed when a rerun succeeds)
+    DIR/seeds.json                 with a seed rule: the seeds each grid point used and
+                                   their run keys (written when every point is decided)
 
 Every file is written under a temporary name starting with "." (and not ending in
 .parquet), then renamed into place, so readers never see a partial file (with
@@ -33,6 +35,7 @@ from ..tables import COLUMNS
 TABLES = ("flows", "nodes", "flow_series", "node_series")   # written before runs/
 RUNS = "runs"
 ERRORS = "errors"
+SEEDS_RECORD = "seeds.json"
 ALL_TABLES = (RUNS,) + TABLES
 SUFFIX = ".parquet"
 
@@ -303,6 +306,27 @@ def done_keys(out_dir: str | os.PathLike) -> set[str]:
     return {n[: -len(SUFFIX)] for n in names if n.endswith(SUFFIX) and not n.startswith(".")}
 
 
+def read_metric(out_dir: str | os.PathLike, key: str, metric: str) -> float | None:
+    """A done run's total of `metric` over its flows (DIR/flows/<key>.parquet); None if
+    the run is not done (failed)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    if not (Path(out_dir) / RUNS / (key + SUFFIX)).exists():
+        return None
+    column = pq.read_table(Path(out_dir) / "flows" / (key + SUFFIX), columns=[metric]).column(metric)
+    total = pc.sum(column).as_py()
+    return float(total) if total is not None else 0.0
+
+
+def seeds_record(out_dir: str | os.PathLike) -> dict | None:
+    """DIR/seeds.json (a sweep with a seed rule, every grid point decided), or None."""
+    try:
+        return json.loads((Path(out_dir) / SEEDS_RECORD).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
 def remove_stale_temporaries(out_dir: str | os.PathLike, older_than_s: float = 3600.0) -> int:
     """Deletes temporary files left by killed writers (older than `older_than_s`)."""
     now = time.time()
@@ -472,7 +496,20 @@ class Results:
 
     @property
     def keys(self) -> set[str]:
-        return done_keys(self.path)
+        """The done runs (with a seed rule, once decided: those of the seeds each grid
+        point used, DIR/seeds.json)."""
+        done = done_keys(self.path)
+        record = self.seeds
+        if record is not None:
+            done &= {k for cell in record.get("cells", []) for k in cell.get("run_keys", [])}
+        return done
+
+    @property
+    def seeds(self) -> dict | None:
+        """DIR/seeds.json: the seed rule and the seeds each grid point used, or None."""
+        if "_seeds" not in self._cache:
+            self._cache["_seeds"] = seeds_record(self.path)
+        return self._cache["_seeds"]
 
     def _table(self, name: str):
         if name not in self._cache:
