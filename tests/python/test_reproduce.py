@@ -73,7 +73,7 @@ def test_reproduce_small_variant(tmp_path):
     assert written == json.loads(json.dumps(summary))
     assert SUMMARY_KEYS <= set(written)
     assert written["experiment"] == "chain-vs-ns3" and written["quick"] is True
-    assert written["runs"] == {"done": 4, "reused": 0, "failed": 0, "wall_s": written["runs"]["wall_s"]}
+    assert written["runs"] == {"done": 4, "reused": 0, "shared": 0, "failed": 0, "wall_s": written["runs"]["wall_s"]}
     assert set(written["goodput_kbps"]) == {"1", "2"}
     for hop in written["goodput_kbps"].values():
         assert set(hop) == HOP_KEYS and hop["n"] == 2

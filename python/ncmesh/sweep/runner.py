@@ -27,7 +27,7 @@ from ..scenario import uncoded_udp_note
 from . import identity
 from .progress import PartProgress, SweepProgress
 from .spec import RunSpec, Sweep, load_sweep
-from .store import (SEEDS_RECORD, Context, done_keys, prepare, read_metric, remove_stale_temporaries,
+from .store import (SEEDS_RECORD, Context, Donors, done_keys, prepare, read_metric, remove_stale_temporaries,
                     write_error, write_text)
 from .worker import Outcome, Packed, init_worker, run_batch
 
@@ -61,6 +61,7 @@ class SweepReport:
     notes: list[str] = field(default_factory=list)
     # With a seed rule: per grid point, (params, seeds used, whether the target was met).
     seeds_used: list[tuple[dict, int, bool]] | None = None
+    shared: int = 0                    # runs whose rows were copied from a `share` directory
 
     @property
     def ok(self) -> bool:
@@ -74,7 +75,7 @@ class _Source:
     expands ahead while the parent would otherwise wait, so that a batch is ready when
     a worker asks for one."""
 
-    def __init__(self, runs, expected: int, done_before: set[str]):
+    def __init__(self, runs, expected: int, done_before: set[str], borrow=None):
         # Not kept: each run is let go once its batch is done.
         self._runs = iter(runs)
         self.expected = expected            # runs to expand, before de-duplication
@@ -83,6 +84,8 @@ class _Source:
         self.keys: set[str] = set()
         self.done_before = done_before
         self.skipped = 0
+        self.borrow = borrow                 # spec -> True if its rows were copied from another part
+        self.shared = 0                      # runs whose rows were copied (`borrow`)
         self.exhausted = False
         self.udp_note: str | None = None     # the first run's, if any run has one
         self.udp_noted = 0                   # runs that have one
@@ -109,6 +112,9 @@ class _Source:
                     self.udp_note, self.udp_noted = self.udp_note or note, self.udp_noted + 1
             if spec.key in self.done_before:
                 self.skipped += 1
+                continue
+            if self.borrow is not None and spec.error is None and self.borrow(spec):
+                self.shared += 1
                 continue
             return spec
         return None
@@ -196,7 +202,8 @@ class _Tally:
 
     def sync(self) -> None:
         """Brings the progress line's total and skipped count up to date."""
-        self.progress.total, self.progress.skipped = self.source.total, self.source.skipped
+        self.progress.total = self.source.total
+        self.progress.skipped = self.source.skipped + self.source.shared
 
     def add(self, outcomes: list[Outcome]) -> None:
         for o in outcomes:
@@ -240,6 +247,7 @@ def run_sweep(
     ray: Any = None,
     progress: bool | SweepProgress = True,
     fsync: bool = False,
+    share=None,
 ) -> SweepReport:
     """Runs every run of `sweep` that is not done yet in `out_dir` (default
     results/<name>) and returns a SweepReport.
@@ -253,6 +261,10 @@ def run_sweep(
     reproduce`). A failed run is recorded in
     DIR/errors/ and counted; the sweep goes on. Ctrl-C stops the workers; finished runs
     stay on disk, and calling run_sweep again computes only the missing ones.
+
+    share: other results directories (the other parts of a reproduction): a run done
+    there by this build of the simulator (same run key: same resolved scenario) is not
+    run again, its rows are copied in with this sweep's params (`store.Donors`).
     """
     if _in_worker_main_import():
         raise RuntimeError(
@@ -280,6 +292,8 @@ def run_sweep(
                   param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync,
                   core_build=build, sweep_id=identity.definition_id(definition))
     workers = jobs or os.cpu_count() or 1
+    donors = Donors([d for d in share or [] if Path(d).resolve() != out], build) if share else None
+    borrow = (lambda spec: donors.take(ctx, spec.key, spec.seed, spec.params)) if donors and donors.dirs else None
     if isinstance(progress, SweepProgress):
         overall, owns = progress, False
     else:
@@ -287,12 +301,12 @@ def run_sweep(
         owns = True
     if sweep.seed_rule is None:
         # Two grid points may resolve to the same scenario: it runs (and is stored) once.
-        source = first = _Source(sweep.iter_runs(keep=False), len(sweep), done_keys(out))
+        source = first = _Source(sweep.iter_runs(keep=False), len(sweep), done_keys(out), borrow)
         rounds = None
     else:
         # The record of the seeds used is written when every cell is decided.
         (out / SEEDS_RECORD).unlink(missing_ok=True)
-        rounds = _Rounds(sweep, out)
+        rounds = _Rounds(sweep, out, borrow)
         source = rounds.next_round()
     bar = PartProgress(sweep.name, len(sweep), overall, owns)
     tally = _Tally(out, ctx, bar, rounds if rounds is not None else source)
@@ -316,13 +330,14 @@ def run_sweep(
         bar.close(exact_total=exact, interrupted=interrupted)
     if rounds is not None:
         rounds.write_record()
-        total, skipped = rounds.total, rounds.skipped
+        total, skipped, shared = rounds.total, rounds.skipped, rounds.shared
     else:
-        total, skipped = len(first.keys), first.skipped
+        total, skipped, shared = len(first.keys), first.skipped, first.shared
     return SweepReport(done=tally.done, skipped=skipped, failed=tally.failed,
                        wall_s=time.monotonic() - t0, total=total, sim_s=tally.sim_s,
                        jobs=used_workers, errors=tally.errors, out_dir=out, recomputed=recomputed,
-                       notes=notes, seeds_used=rounds.seeds_used() if rounds is not None else None)
+                       notes=notes, seeds_used=rounds.seeds_used() if rounds is not None else None,
+                       shared=shared)
 
 
 class _Rounds:
@@ -333,8 +348,8 @@ class _Rounds:
     sweep) are read back, not run again, so an interrupted sweep resumes exactly: the
     decisions depend only on the runs' results."""
 
-    def __init__(self, sweep: Sweep, out: Path):
-        self.sweep, self.out, self.rule = sweep, out, sweep.seed_rule
+    def __init__(self, sweep: Sweep, out: Path, borrow=None):
+        self.sweep, self.out, self.rule, self.borrow = sweep, out, sweep.seed_rule, borrow
         self.cells = [(params, specs) for params, specs in sweep.cells()]
         self.n = [self.rule.n_min] * len(self.cells)      # seeds each cell uses so far
         self.open = list(range(len(self.cells)))           # cells not judged finished
@@ -365,7 +380,7 @@ class _Rounds:
         if not self.open:
             self.finished = True
             return None
-        source = _Source(specs, len(specs), done_keys(self.out))
+        source = _Source(specs, len(specs), done_keys(self.out), self.borrow)
         self.sources.append(source)
         return source
 
@@ -383,6 +398,10 @@ class _Rounds:
     @property
     def skipped(self) -> int:
         return sum(s.skipped for s in self.sources)
+
+    @property
+    def shared(self) -> int:
+        return sum(s.shared for s in self.sources)
 
     def notes(self) -> list[str]:
         return []

@@ -393,6 +393,65 @@ class PendingRun:
             pass
 
 
+class Donors:
+    """Other results directories whose runs this sweep may take instead of running them
+    (the parts of one reproduction): a run is keyed by its resolved scenario (the run
+    key) and the simulator build, so a done run of another directory made by the same
+    build (its store.json's core_build) is the same run. `take(ctx, spec)` copies its
+    rows into ctx's directory under this sweep's name and params (`copy_run`)."""
+
+    def __init__(self, dirs, build: str):
+        from .identity import read_manifest
+
+        self.dirs: list[tuple[Path, set[str], list[str]]] = []
+        for d in dirs or []:
+            d = Path(d)
+            try:
+                manifest = read_manifest(d)
+            except Exception:  # noqa: BLE001 - an unreadable store is simply not used
+                continue
+            if manifest and manifest.get("core_build") == build:
+                self.dirs.append((d, done_keys(d), _grid_keys(d)))
+
+    def take(self, ctx: Context, key: str, seed: int, params: dict) -> bool:
+        """Copies run `key` from the first directory that has it; False if none has."""
+        for d, keys, donor_params in self.dirs:
+            if key in keys and (d / RUNS / (key + SUFFIX)).exists():
+                copy_run(d, donor_params, ctx, key, seed, params)
+                return True
+        return False
+
+
+def copy_run(src: Path, src_params: list[str], ctx: Context, key: str, seed: int, params: dict) -> None:
+    """Run `key` of results directory `src` (grid keys `src_params`) written into ctx's
+    directory: the same rows, with this sweep's key columns (sweep, seed, params) and, in
+    the runs table, its sweep_id and params_json; the runs file last, as for a run."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    name = key + SUFFIX
+    drop = set(RUN_COLUMNS_BEFORE) | set(src_params)
+    prefix = key_prefix(ctx, key, seed, params)
+    tables = []
+    for t in TABLES + (RUNS,):
+        data = pq.read_table(src / t / name)
+        n = data.num_rows
+        columns = {c: pa.array([v] * n, type=_arrow_type(ty)) for c, ty, v in prefix}
+        for c in data.column_names:
+            if c in drop:
+                continue
+            if t == RUNS and c == "sweep_id":
+                columns[c] = pa.array([ctx.sweep_id] * n, type=pa.string())
+            elif t == RUNS and c == "params_json":
+                columns[c] = pa.array([json.dumps(params, separators=(",", ":"))] * n, type=pa.string())
+            else:
+                columns[c] = data.column(c)
+        sink = pa.BufferOutputStream()
+        pq.write_table(pa.table(columns), sink, use_dictionary=False, write_statistics=False)
+        tables.append((os.path.join(ctx.out_dir, t, name), sink.getvalue().to_pybytes()))
+    PendingRun(ctx, key, tables[:-1], tables[-1]).commit()
+
+
 def stage_run(ctx: Context, key: str, seed: int, params: dict, raw: dict, scenario_toml: str | None = None) -> PendingRun:
     """Builds a finished run's five tables and encodes them as Parquet. `raw` is what
     `_core.run_parquet` (tables already encoded: bytes), `_core.run_columns` or
