@@ -256,3 +256,87 @@ def test_model_from_link_table_scenario():
     assert [f.path for f in num.model_from_scenario(scn).flows] == [(0, 1, 2), (2, 1, 0)]
     assert g.coded.total == pytest.approx(0.8 * 2 / 3, abs=TOL)
     assert g.ratio == pytest.approx(4 / 3, abs=TOL)
+
+
+# ---------------------------------------------------------------- the solve path (issue 30)
+
+
+def _solve_models():
+    """Models of every region, coding and shape kind the reproductions solve: the paper's
+    topologies and the flow sets of a cell grid (coded and uncoded)."""
+    from ncmesh.num.arrivals import flow_sets, with_flows
+
+    models = [num.model_from_scenario(num.topology(kind), coding=coding, region=region)
+              for kind in ("alice-bob", "cross", "butterfly", "wheel")
+              for coding in ("none", "cope", "bfly") for region in ("independent-sets", "cliques")]
+    sc = num.topology("cell-grid", seed=2)
+    for _, _, active in flow_sets(sc)[::3]:
+        if active:
+            m = num.model_from_scenario(with_flows(sc, active), coding="cope")
+            models += [m, m.without_coding()]
+    return models
+
+
+def _through_cvxpy(m: NumModel):
+    """cvxpy's problem for `m` (as solve built it before issue 30), compiled for Clarabel,
+    and the Solution that solving it through cvxpy gives."""
+    cp = pytest.importorskip("cvxpy")
+    attempt = m._cvxpy_attempt("CLARABEL")
+    m._clarabel_attempt = attempt            # this model only: solve() goes through cvxpy
+    try:
+        solution = m.solve()
+    finally:
+        del m._clarabel_attempt
+    x = cp.Variable(len(m.flows))
+    y = cp.Variable(len(m.options), nonneg=True)
+    if m.region == "independent-sets":
+        lam = cp.Variable(m.S.shape[1], nonneg=True)
+        tau, region = m.S @ lam, [cp.sum(lam) <= m.overprovision]
+    else:
+        tau = cp.Variable(len(m.hyperarcs), nonneg=True)
+        region = [m.K @ tau <= m.overprovision]
+    prob = cp.Problem(cp.Maximize(m.weights @ cp.log(x)),
+                      [m.A @ y >= m.G.T @ x, m.B @ y <= cp.multiply(m.capacities, tau), *region])
+    data, _, _ = prob.get_problem_data(cp.CLARABEL)
+    return data, solution
+
+
+def test_conic_program_is_cvxpys_and_solves_to_the_same_bits():
+    # The conic program handed to Clarabel is the one cvxpy compiles, entry for entry, so
+    # the optimum is the same to the last bit (the identity gate's NUM numbers rely on it).
+    for m in _solve_models():
+        data, reference = _through_cvxpy(m)
+        prog = m.conic_program()
+        assert prog.A.shape == data["A"].shape, m.describe()
+        assert (prog.A.indptr == data["A"].indptr).all() and (prog.A.indices == data["A"].indices).all()
+        assert (prog.A.data == data["A"].data).all()
+        assert (prog.b == data["b"]).all() and (prog.q == data["c"]).all()
+        assert (prog.nonneg, prog.n_exp) == (data["dims"].nonneg, data["dims"].exp)
+        mine = m.solve()
+        for field in ("total", "utility", "activations", "loads", "option_rates", "schedule", "q", "p", "status"):
+            assert repr(getattr(mine, field)) == repr(getattr(reference, field)), (field, m.describe())
+        assert mine.rates.tobytes() == reference.rates.tobytes()
+
+
+def test_conic_program_is_built_once_per_model():
+    m = num.model_from_scenario(num.topology("cross"), coding="cope")
+    first = m.solve()
+    for _ in range(4):
+        again = m.solve()
+        assert again.rates.tobytes() == first.rates.tobytes()
+    assert m.conic_builds == 1
+    # Another model is another program: its own numbers, not the cached ones.
+    wider = num.model_from_scenario(num.topology("cross"), coding="cope", capacity=2.0)
+    assert wider.solve().total == pytest.approx(2 * first.total, rel=1e-6)
+    assert wider.conic_builds == 1
+
+
+def test_other_solvers_go_through_cvxpy():
+    m = num.model_from_scenario(num.topology("alice-bob"), coding="cope")
+    s = m.solve(solver="SCS", eps=1e-9) if "SCS" in __import__("cvxpy").installed_solvers() else None
+    if s is None:
+        pytest.skip("SCS not installed")
+    assert s.solver == "SCS" and s.total == pytest.approx(2 / 3, abs=1e-4)
+    assert m.conic_builds == 0
+    with pytest.raises(TypeError, match="unrecognized solver setting 'bogus'"):
+        m.solve(bogus=1)

@@ -40,7 +40,8 @@ def test_chain_sweep_sizes():
     quick, full = chain_vs_ns3.sweeps(True)[""], chain_vs_ns3.sweeps(False)[""]
     assert quick["grid"]["hops"] == full["grid"]["hops"] == list(range(1, 9))
     assert (quick["seeds"]["count"], quick["base"]["options"]["duration"]) == (2, 30)
-    assert (full["seeds"]["count"], full["base"]["options"]["duration"]) == (10, 60)
+    # Full: the seed rule from 10 seeds (issue 30), the first 10 being the fixed count's.
+    assert (full["seeds"]["min"], full["seeds"]["start"], full["base"]["options"]["duration"]) == (10, 1, 60)
 
 
 def test_ns3_numbers_are_the_reference_csv_summary():
@@ -73,7 +74,7 @@ def test_reproduce_small_variant(tmp_path):
     assert written == json.loads(json.dumps(summary))
     assert SUMMARY_KEYS <= set(written)
     assert written["experiment"] == "chain-vs-ns3" and written["quick"] is True
-    assert written["runs"] == {"done": 4, "reused": 0, "failed": 0, "wall_s": written["runs"]["wall_s"]}
+    assert written["runs"] == {"done": 4, "reused": 0, "shared": 0, "failed": 0, "wall_s": written["runs"]["wall_s"]}
     assert set(written["goodput_kbps"]) == {"1", "2"}
     for hop in written["goodput_kbps"].values():
         assert set(hop) == HOP_KEYS and hop["n"] == 2
@@ -174,3 +175,25 @@ def test_reproduce_report_screenshot(quick_run, tmp_path):
     stddev, colours = pixel_stats(shot)
     assert stddev > 10 and colours > 50, (stddev, colours)
     print(f"screenshot: {shot}")
+
+
+def test_full_reproductions_use_the_seed_rule_and_quick_ones_fixed_seeds():
+    # Issue 30: in full mode every part's seeds follow the seed rule, with a target stricter
+    # than the claims' tolerances and at least 5 seeds; quick mode keeps a fixed count.
+    from ncmesh.experiments import available
+    from ncmesh.experiments.chain_vs_ns3 import TOLERANCE_PCT
+    from ncmesh.experiments.common import CLAIM_TOLERANCE_PP
+    from ncmesh.sweep import load_sweep
+
+    for name, module in available().items():
+        full = {part: load_sweep(spec) for part, spec in module.sweeps(False).items()}
+        quick = {part: load_sweep(spec) for part, spec in module.sweeps(True).items()}
+        assert set(full) == set(quick), name
+        for part, sweep in full.items():
+            rule = sweep.seed_rule
+            assert rule is not None, (name, part)
+            assert rule.n_min >= 5 and rule.n_max > rule.n_min and rule.metric == "goodput_kbps"
+            assert 100 * rule.target < min(CLAIM_TOLERANCE_PP, TOLERANCE_PCT)
+            assert quick[part].seed_rule is None
+            # The first seeds are the fixed-count run's: the rule starts where the count starts.
+            assert sweep.seeds[: len(quick[part].seeds)] == quick[part].seeds

@@ -28,8 +28,10 @@ def test_registered_with_parts_and_the_papers_set_up():
                               | {f"alt-{s}" for s in cc.ALT_SERIES} | {"manet"})
     assert cc.FULL["seeds"] >= 10 and cc.FULL["hops"] == list(range(3, 10))
     full = cc.sweeps(False)
-    assert len(load_sweep(full["loss-combocoding"]).runs()) == 6 * len(cc.REDUNDANCIES) * cc.FULL["seeds"]
-    assert len(load_sweep(full["readings"]).runs()) == 7 * 2 * 3 * 2 * cc.FULL["readings_seeds"]
+    # Full mode: grid points x the seed rule's first seeds (issue 30).
+    loss, readings = load_sweep(full["loss-combocoding"]), load_sweep(full["readings"])
+    assert (loss.points(), loss.seed_rule.n_min) == (6 * len(cc.REDUNDANCIES), cc.FULL["seeds"])
+    assert (readings.points(), readings.seed_rule.n_min) == (7 * 2 * 3 * 2, cc.FULL["readings_seeds"])
 
     runs = load_sweep(full["string-adaptive"]).runs()
     scn = runs[0].scenario
@@ -60,8 +62,10 @@ def test_registered_with_parts_and_the_papers_set_up():
 
 def test_manet_part_is_the_two_path_set_up_with_a_relay_leaving():
     full = cc.sweeps(False)
-    runs = load_sweep(full["manet"]).runs()
-    assert len(runs) == len(manet.HOPS) * 2 * 2 * 2 * cc.FULL["seeds"]
+    sweep = load_sweep(full["manet"])
+    runs = sweep.runs()
+    assert (sweep.points(), sweep.seed_rule.n_min) == (len(manet.HOPS) * 2 * 2 * 2, cc.FULL["seeds"])
+    assert len(runs) == sweep.points() * sweep.seed_rule.n_max
     keys = {(r.scenario["routing"]["paths"], r.scenario["routing"]["follow_mobility"]) for r in runs}
     assert keys == set(manet.SERIES.values())
     scn = runs[0].scenario

@@ -30,7 +30,7 @@ def test_registered_with_parts():
         assert parts["butterfly-buffer-two-hop"]["base"]["set"]["scheme.xor.two_hop"] is True
         for spec in parts.values():
             assert load_sweep(spec).runs()
-            assert spec["seeds"]["count"] == (ncaqm.QUICK if quick else ncaqm.FULL)["seeds"]
+            assert spec["seeds"]["count" if quick else "min"] == (ncaqm.QUICK if quick else ncaqm.FULL)["seeds"]
     assert ncaqm.FULL["seeds"] >= 10
     for part, spec in ncaqm.sweeps(True).items():
         # Every replicate draws its own start times (and grid layout): the builder seed follows the run seed.

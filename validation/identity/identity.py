@@ -14,8 +14,9 @@ What is compared, bit for bit:
 - the packet captures of a plain chain and of a COPE cross (SHA-256 of each file);
 - `summary.json` of `ncmesh reproduce ncaqm --quick`, `cope-tcp --quick` and
   `chain-vs-ns3 --quick`: every key of the baseline, less what changes from one
-  invocation to the next (date, command, wall time, how many runs were reused) and the
-  wording (the title, a claim's text: its numbers, "ours" and "holds", are compared).
+  invocation to the next (date, command, wall time, how many runs were reused, computed
+  or taken from another part) and the wording (the title, a claim's text: its numbers,
+  "ours" and "holds", are compared).
   Keys added since the baseline are not compared.
 - Columns added since the baseline: the baseline records the per-flow and per-node keys
   it hashed (`flow_keys`, `node_keys`). A key a run has beyond them is left out of the
@@ -217,7 +218,7 @@ def pcaps() -> dict:
 def _strip(summary: dict) -> dict:
     s = {k: v for k, v in summary.items() if k not in VOLATILE_SUMMARY_KEYS}
     if isinstance(s.get("runs"), dict):
-        s["runs"] = {k: v for k, v in s["runs"].items() if k not in ("wall_s", "done", "reused")}
+        s["runs"] = {k: v for k, v in s["runs"].items() if k not in ("wall_s", "done", "reused", "shared")}
     return s
 
 

@@ -112,7 +112,7 @@ def reproduce(name: str, quick: bool = False, out_dir: str | os.PathLike | None 
         "ncmesh_version": __version__,
         "date": date,
         "command": command,
-        "runs": {"done": runs.done, "reused": runs.skipped, "failed": runs.failed,
+        "runs": {"done": runs.done, "reused": runs.skipped, "shared": runs.shared, "failed": runs.failed,
                  "wall_s": round(float(runs.wall_s), 3)},
         **analysis.summary,
         "highlights": [list(h)[:2] for h in _cards(analysis)],
@@ -156,6 +156,7 @@ class _Runs:
     skipped: int = 0
     failed: int = 0
     wall_s: float = 0.0
+    shared: int = 0      # runs another part of this experiment had: rows copied, not run again
 
 
 def _run_parts(specs: dict[str, dict], out: Path, jobs, progress: bool, log, force: bool = False,
@@ -163,8 +164,10 @@ def _run_parts(specs: dict[str, dict], out: Path, jobs, progress: bool, log, for
     """Runs every part into OUT/results (one part) or OUT/results/<part>, each part's sweep in
     OUT/sweep.toml or OUT/sweeps/<part>.toml (OUT/sweep.toml then holds them all). Results of
     a sweep that changed, and of parts that no longer exist, are first moved aside
-    (`_Aside`), or deleted when `force`, each said through `notice`. Returns ({part:
-    Results}, the run counts)."""
+    (`_Aside`), or deleted when `force`, each said through `notice`. A run that another
+    part has (the same resolved scenario, by the same simulator build) is run once: the
+    other parts copy its rows (`run_sweep(share=...)`). Returns ({part: Results}, the run
+    counts)."""
     from ..sweep import load_sweep, open_results, run_sweep
     from .spec import to_toml
 
@@ -182,10 +185,13 @@ def _run_parts(specs: dict[str, dict], out: Path, jobs, progress: bool, log, for
         spec_file.write_text(texts[part], encoding="utf-8")
         if not one and progress:
             log(f"part {part}: {len(load_sweep(spec))} runs")
-        rep = run_sweep(load_sweep(spec), results_dir, jobs=jobs, progress=progress)
+        others = [out / "results" / p for p in specs if p != part and (out / "results" / p).is_dir()]
+        rep = run_sweep(load_sweep(spec), results_dir, jobs=jobs, progress=progress,
+                        share=None if one else others)
         for note in rep.notes:
             notice(note if one else f"part {part}: {note}")
         runs.done, runs.skipped, runs.failed = runs.done + rep.done, runs.skipped + rep.skipped, runs.failed + rep.failed
+        runs.shared += rep.shared
         runs.wall_s += float(rep.wall_s)
         results[part] = open_results(results_dir)
     if not one:
@@ -301,7 +307,8 @@ def _settings(results: dict, runs: _Runs, quick: bool, command: str, date: str) 
              ("Simulator build", _core.build_id()),
              ("Mode", "quick (fewer seeds, shorter runs)" if quick else "full"),
              ("This invocation", f"{runs.done} run(s) computed, {runs.skipped} reused from an earlier "
-                                 f"invocation, {runs.failed} failed; {runs.wall_s:.1f} s wall time")]
+                                 f"invocation, {runs.shared} taken from another part (the same scenario), "
+                                 f"{runs.failed} failed; {runs.wall_s:.1f} s wall time")]
     if _one_part(results):
         res = results[""]
         facts += [f for f in run_facts(res) if f[0] not in ("ncmesh version",)]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from .common import (Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_most,
+from .common import (seeds_for, seeds_text, Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_most,
                      claims_part, fmt_ci, less, more, near, sweep_base)
 from .figures import grid_figure, line_panel
 from .measures import stats_by
@@ -183,7 +183,7 @@ def _loss_base(size: dict, settings: dict, frames: str = READING) -> dict:
 def sweeps(quick: bool = False) -> dict[str, dict]:
     """{part: sweep}: the loss, string, readings, MANET and alternative-reading parts."""
     size = QUICK if quick else FULL
-    seeds = {"count": size["seeds"], "start": 1}
+    seeds = seeds_for(size["seeds"], quick)
     parts = {}
     for s in LOSS_SERIES:
         grid = {"loss.0.rate": list(size["loss_rates"])}
@@ -193,21 +193,20 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
                               "grid": grid, "seeds": seeds}
         parts[f"altloss-{s}"] = {"name": f"{NAME}-altloss-{s}",
                                  "base": _loss_base(size, {"scheme.name": s}, ALT_READING), "grid": grid,
-                                 "seeds": {"count": size["readings_seeds"], "start": 1}}
+                                 "seeds": seeds_for(size["readings_seeds"], quick)}
     for s, settings in STRING_SERIES.items():
         parts[f"string-{s}"] = {"name": f"{NAME}-string-{s}", "base": _string_base(settings),
                                 "grid": {"hops": list(size["hops"])}, "seeds": seeds}
     for s in ALT_SERIES:
         parts[f"alt-{s}"] = {"name": f"{NAME}-alt-{s}", "base": _string_base(STRING_SERIES[s], frames=ALT_READING),
-                             "grid": {"hops": list(size["hops"])}, "seeds": {"count": size["readings_seeds"],
-                                                                              "start": 1}}
+                             "grid": {"hops": list(size["hops"])}, "seeds": seeds_for(size["readings_seeds"], quick)}
     # Its base does not depend on READING and DELAYED_ACK (the grid sets both), so that
     # changing them keeps this part's results.
     parts["readings"] = {"name": f"{NAME}-readings",
                          "base": _string_base({"scheme.name": "none"}, frames="data", delayed_ack=False),
                          "grid": {"hops": list(size["hops"]), "scheme.name": ["none", "piggycode"],
                                   "loss.0.frames": list(READINGS), "tcp.delayed_ack": [False, True]},
-                         "seeds": {"count": size["readings_seeds"], "start": 1}}
+                         "seeds": seeds_for(size["readings_seeds"], quick)}
     # One path: routing.paths = 1 with the routes of the start kept; of the two equal-length
     # paths the routing takes the one through the lower node ids, path 1 (the one that breaks).
     # Imported here: combocoding_manet imports this module for the string's set-up.
@@ -709,13 +708,14 @@ def _claims(strings, losses) -> Analysis:
 
 def _notes(quick: bool, strings, losses) -> Analysis:
     size = QUICK if quick else FULL
-    n = int(strings.groupby(["series", "hops"]).size().max()) if not strings.empty else 0
-    notes = [f"{n} seeds per string point (the readings part: {size['readings_seeds']}); string runs 110 s, the "
+    sizes = strings.groupby(["series", "hops"]).size() if not strings.empty else []
+    n = int(max(sizes, default=0))
+    notes = [f"{seeds_text(sizes)} seeds per string point (the readings part: {size['readings_seeds']}); string runs 110 s, the "
              f"application from 20 s; loss runs {size['loss_duration']:g} s at 3 hops, measured from "
              f"{LOSS_MEASURE_S:g} s."]
     if quick:
         notes.append("Quick mode: 2 seeds, hops 3 and 7, three loss rates and two redundancies; run without --quick "
-                     "for 10 seeds, 3-9 hops, 0-50% loss and the redundancy grid 1.2-4.0.")
+                     "for at least 10 seeds, 3-9 hops, 0-50% loss and the redundancy grid 1.2-4.0.")
     if not losses.empty:
         d = at_tuned(losses)
         to = stats_by(d, ["series", "loss"], "timeouts")

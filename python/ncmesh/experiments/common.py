@@ -12,7 +12,8 @@
   `analyze` returns, joined from one part per table, figure or group of claims.
 - `Experiment`: the protocol an experiment module follows (checked by `ncmesh reproduce
   --list`).
-- `fmt_ci`, `pct`, `sweep_base`: formatting and the sweep base the reproductions share.
+- `fmt_ci`, `pct`, `sweep_base`, `seeds_for`: formatting, the sweep base and the seeds (the
+  seed rule in full mode) the reproductions share.
 """
 
 from __future__ import annotations
@@ -360,6 +361,33 @@ def fmt_ci(mean: float, ci: float, digits: int = 1, unit: str = "") -> str:
 def pct(x, digits: int = 0) -> str:
     """A signed percentage ("+12%", "-3.4%" with digits=1), "-" for none."""
     return "-" if x is None or not math.isfinite(x) else f"{x:+.{digits}f}%"
+
+
+# The seed rule of the full reproductions (issue 30): every grid point runs its fixed count
+# of seeds (at least CLOSE_MEANS_MIN_SEEDS: claims compare close means) and more, up to
+# SEED_RULE_MAX_FACTOR times as many, until the 95% CI half-width of its goodput is within
+# SEED_RULE_TARGET of its mean: stricter than the claims' tolerances (CLAIM_TOLERANCE_PP
+# points; chain-vs-ns3's 10%). Quick mode keeps the fixed count (a first look).
+SEED_RULE_TARGET = 0.02
+SEED_RULE_MAX_FACTOR = 2
+CLOSE_MEANS_MIN_SEEDS = 5
+
+
+def seeds_for(count: int, quick: bool) -> dict:
+    """A part's [seeds]: quick, seeds 1..count; full, the seed rule from max(count, 5) seeds
+    (the first seeds are the fixed-count run's) to twice that, target 2% of the mean."""
+    if quick:
+        return {"count": count, "start": 1}
+    n_min = max(CLOSE_MEANS_MIN_SEEDS, count)
+    return {"min": n_min, "max": SEED_RULE_MAX_FACTOR * n_min, "target": SEED_RULE_TARGET, "start": 1}
+
+
+def seeds_text(ns) -> str:
+    """How many seeds the cells used: "10", or "10-20" when the seed rule varied it."""
+    ns = sorted({int(n) for n in ns})
+    if not ns:
+        return "0"
+    return str(ns[0]) if len(ns) == 1 else f"{ns[0]}-{ns[-1]}"
 
 
 def sweep_base(builder: str, options: Mapping, settings: Mapping, *, duration: float, start: float,

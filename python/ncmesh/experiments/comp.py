@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from .common import (Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_most,
+from .common import (seeds_for, Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_most,
                      claims_part, falls, fmt_ci, near, sweep_base)
 from .figures import grid_figure, line_panel
 from .measures import stats_by
@@ -156,8 +156,8 @@ def part_names(quick: bool = False) -> list[str]:
 
 def _all_parts(quick: bool) -> dict[str, dict]:
     size = QUICK if quick else FULL
-    seeds = {"count": size["seeds"], "start": 1}
-    sens = {"count": size["sens_seeds"], "start": 1}
+    seeds = seeds_for(size["seeds"], quick)
+    sens = seeds_for(size["sens_seeds"], quick)
     pairs = list(range(size["pairs"]))
     tcp = {"tcp.variant": list(TCP_VARIANTS)}
     parts = {}
@@ -166,7 +166,7 @@ def _all_parts(quick: bool) -> dict[str, dict]:
                           start_spread=0.0, measure_start=size["measure_start"], seed="run")
         parts[f"fig2-{s}"] = {"name": f"{NAME}-fig2-{s}", "base": base,
                               "grid": {"relays": list(FIG2_RELAYS), "loss": list(FIG2_LOSS), **tcp},
-                              "seeds": {"count": size["fig2_seeds"], "start": 1}}
+                              "seeds": seeds_for(size["fig2_seeds"], quick)}
     for s in ONE_SERIES:
         parts[f"one-{s}"] = {"name": f"{NAME}-one-{s}", "base": _roofnet_base(size, s),
                              "grid": {"pair": pairs, **tcp}, "seeds": seeds}
@@ -720,7 +720,7 @@ def _notes(quick: bool, df, results: dict) -> Analysis:
              f"TCP ACKs included). Up to {n} seeds per pair."]
     if quick:
         notes.append(f"Quick mode: {QUICK['pairs']} pairs, {QUICK['seeds']} seeds, {QUICK['duration']:g} s; run "
-                     f"without --quick for {FULL['pairs']} pairs and {FULL['seeds']} seeds.")
+                     f"without --quick for {FULL['pairs']} pairs and at least {FULL['seeds']} seeds.")
     if left:
         notes.append("Parts not run (the sweeps were replaced): "
                      + ", ".join(left) + ". Claims that need them do not hold and say so.")

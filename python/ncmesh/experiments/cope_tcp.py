@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .common import (CLAIM_TOLERANCE_PP, Analysis, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of,
+from .common import (seeds_for, CLAIM_TOLERANCE_PP, Analysis, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of,
                      at_most, claims_part, fmt_ci, gain, less, loss, more, near, no_change, not_loss, sweep_base)
 from .figures import grid_figure
 from .measures import improvements, mean_ci, paired_change, per_run_counters, per_run_total, stats_by
@@ -98,7 +98,7 @@ CLAIMS_NOTE = ("Changes are paired per seed, mean ± 95% CI. A gain or a loss ho
 
 def sweeps(quick: bool = False) -> dict[str, dict]:
     size = QUICK if quick else FULL
-    seeds = {"count": size["seeds"], "start": 1}
+    seeds = seeds_for(size["seeds"], quick)
     return {
         "chain": {"name": f"{NAME}-chain", "base": _base("chain", {"spacing": SPACING_M}, size["duration"]),
                   "grid": {"hops": CHAIN_HOPS, "tcp.variant": VARIANTS, "scheme.name": ["none", "cope"]},

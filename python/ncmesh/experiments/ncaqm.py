@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .common import (CLAIM_TOLERANCE_PP, Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of,
+from .common import (seeds_for, CLAIM_TOLERANCE_PP, Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of,
                      at_least, claims_part, falls, fmt_ci, gain, less, more, near, pct, ratio_at_least, rises,
                      sweep_base, within)
 from .figures import grid_figure, line_panel
@@ -141,7 +141,7 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
     NCAQM, BFLY; NCAQM over two-hop coding in the `-two-hop` parts). The grid is the
     cell grid, whose flows arrive by its own Poisson process (no start spread)."""
     size = QUICK if quick else FULL
-    seeds = {"count": size["seeds"], "start": 1}
+    seeds = seeds_for(size["seeds"], quick)
     parts = {}
     for topo in TOPOLOGIES + ["butterfly"]:
         builder, opts = TOPO_OPTIONS[topo]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .common import (Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_most,
+from .common import (seeds_for, Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_most,
                      claims_part, fmt_ci, less, near, rises, sweep_base)
 from .figures import grid_figure, line_panel
 from .measures import stats_by
@@ -86,7 +86,7 @@ def _base(size: dict, scheme: str, extra: dict | None = None) -> dict:
 
 def sweeps(quick: bool = False) -> dict[str, dict]:
     size = QUICK if quick else FULL
-    seeds = {"count": size["seeds"], "start": 1}
+    seeds = seeds_for(size["seeds"], quick)
     grid = {"hops": HOPS, "flows.0.rate_kbps": [float(r) for r in RATES_KBPS]}
     return {
         "none": {"name": f"{NAME}-none", "base": _base(size, "none"), "grid": grid, "seeds": seeds},

@@ -5,7 +5,7 @@
 
     >>> from ncmesh import num
     >>> m = num.model_from_scenario(num.topology("alice-bob"), coding="cope")
-    >>> sol = m.solve()                      # exact (cvxpy)
+    >>> sol = m.solve()                      # exact (Clarabel)
     >>> round(sol.total, 4)
     0.6667
     >>> hist = m.primal_dual(iterations=20000)   # distributed algorithm (Appendix A)

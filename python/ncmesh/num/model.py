@@ -9,8 +9,9 @@ A `NumModel` holds
 - the conflict graph among hyperarcs under the protocol interference model, and the
   capacity region: the convex hull of the maximal independent sets (time sharing), or the
   paper's clique constraints;
-- the log-utility problem, solved exactly (`solve`, cvxpy) or with the paper's primal-dual
-  algorithm with the proximal method (`primal_dual`, see primal_dual.py).
+- the log-utility problem, solved exactly (`solve`: Clarabel, on the conic program cvxpy
+  compiles for it) or with the paper's primal-dual algorithm with the proximal method
+  (`primal_dual`, see primal_dual.py).
 
 Problem (P), with y_o the rate of option o (coded packets per unit time):
 
@@ -156,6 +157,141 @@ class Solution:
         return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- the conic program
+
+
+def _cvxpy():
+    try:
+        import cvxpy as cp
+    except ImportError as e:  # pragma: no cover - cvxpy is a dependency
+        raise NumError("NumModel.solve needs cvxpy (pip install cvxpy)") from e
+    return cp
+
+
+_INSTALLED: tuple[str, ...] | None = None
+
+
+def _default_solver() -> str | None:
+    """CLARABEL if it is installed, else None (cvxpy's choice); asked once (cvxpy's
+    installed_solvers() tries to import every solver it knows, on every call)."""
+    global _INSTALLED
+    if _INSTALLED is None:
+        import importlib.util
+
+        _INSTALLED = ("CLARABEL",) if importlib.util.find_spec("clarabel") is not None else ()
+    return _INSTALLED[0] if _INSTALLED else None
+
+
+class _SolverFailed(Exception):
+    """The solver stopped with an error (cvxpy's SolverError)."""
+
+
+# Clarabel's statuses as cvxpy names them (cvxpy's clarabel_conif.STATUS_MAP).
+_CLARABEL_STATUS = {"Solved": "optimal", "AlmostSolved": "optimal_inaccurate",
+                    "PrimalInfeasible": "infeasible", "DualInfeasible": "unbounded",
+                    "AlmostPrimalInfeasible": "infeasible_inaccurate",
+                    "AlmostDualInfeasible": "unbounded_inaccurate",
+                    "MaxIterations": "user_limit", "MaxTime": "user_limit"}
+
+
+class ConicProgram:
+    """(P) as the conic program min q'v s.t. b - Av in K that cvxpy's compilation gives
+    Clarabel for it, built directly from the model's matrices (cvxpy rebuilt and compiled
+    the problem on every solve: most of the NUM step's time; the solver itself is a small
+    part). Equal to cvxpy's data entry for entry (tests/python/test_num.py compares them),
+    so Clarabel returns the same numbers.
+
+    Variables v = (t, y, r, x): t_s the epigraph of log x_s, the option rates y, the
+    region's variables r (lambda, one per independent set, or tau, one per hyperarc), the
+    flow rates x. Rows: y >= 0 and r >= 0, cover (G^T x - A y <= 0), capacity (B y -
+    diag(c) S lambda <= 0, or B y - diag(c) tau <= 0), region (sum lambda <= epsilon, or
+    K tau <= epsilon), then one exponential cone (t_s, 1, x_s) per flow."""
+
+    def __init__(self, m: "NumModel"):
+        import scipy.sparse as sp
+
+        F, O, P, H = len(m.flows), len(m.options), len(m.flow_hops), len(m.hyperarcs)
+        sets = m.region == "independent-sets"
+        R = m.S.shape[1] if sets else H
+        n = F + O + R + F
+        t0, y0, r0, x0 = 0, F, F + O, F + O + R
+        cap_r = m.capacities[:, None] * m.S if sets else np.diag(m.capacities)
+        region = np.ones((1, R)) if sets else m.K
+        # (row offset, column offset, dense block) of every nonzero block, rows in order
+        ri, ci, vals = [], [], []
+
+        def put(row0: int, col0: int, block: np.ndarray) -> None:
+            r, c = np.nonzero(block)
+            ri.append(r + row0)
+            ci.append(c + col0)
+            vals.append(block[r, c])
+
+        row = 0
+        put(row, y0, -np.eye(O))
+        row += O
+        put(row, r0, -np.eye(R))
+        row += R
+        put(row, y0, -m.A)
+        put(row, x0, m.G.T)
+        row += P
+        put(row, y0, m.B)
+        put(row, r0, -cap_r)
+        row += H
+        put(row, r0, region)
+        row += region.shape[0]
+        self.nonneg = row
+        # exponential cones: rows (-t_s, 0, -x_s), b = (0, 1, 0)
+        s_ = np.arange(F)
+        ri += [row + 3 * s_, row + 3 * s_ + 2]
+        ci += [t0 + s_, x0 + s_]
+        vals += [-np.ones(F), -np.ones(F)]
+        shape = (row + 3 * F, n)
+        self.A = sp.csc_array((np.concatenate(vals).astype(float),
+                               (np.concatenate(ri), np.concatenate(ci))), shape=shape)
+        self.A.sort_indices()
+        self.b = np.zeros(self.A.shape[0])
+        self.b[self.nonneg - region.shape[0]: self.nonneg] = m.overprovision
+        self.b[self.nonneg + 1::3] = 1.0
+        self.q = np.zeros(n)
+        self.q[t0:t0 + F] = -m.weights
+        self.n_exp = F
+        self.slices = {"x": slice(x0, x0 + F), "y": slice(y0, y0 + O), "r": slice(r0, r0 + R)}
+        self.cover = slice(O + R, O + R + P)
+        self.cap = slice(O + R + P, O + R + P + H)
+        self.S = m.S if sets else None
+
+    def solve(self, opts: dict):
+        """One Clarabel solve with settings `opts` (as cvxpy passes them): (status,
+        values) as `NumModel._clarabel_attempt` describes."""
+        import clarabel
+        import scipy.sparse as sp
+
+        settings = clarabel.DefaultSettings()
+        settings.verbose = False
+        for k, v in opts.items():
+            try:
+                setattr(settings, k, v)
+            except TypeError as e:
+                raise TypeError(f"Clarabel: Incorrect type for setting '{k}'.") from e
+            except AttributeError as e:
+                raise TypeError(f"Clarabel: unrecognized solver setting '{k}'.") from e
+        n = self.q.size
+        P = sp.triu(sp.csc_array((n, n))).tocsc()
+        cones = [clarabel.NonnegativeConeT(self.nonneg)] + [clarabel.ExponentialConeT() for _ in range(self.n_exp)]
+        result = clarabel.DefaultSolver(P, self.q, self.A, self.b, cones, settings).solve()
+        status = _CLARABEL_STATUS.get(str(result.status))
+        if status is None:
+            raise _SolverFailed(f"Solver 'CLARABEL' failed ({result.status})")
+        if status not in ("optimal", "optimal_inaccurate", "user_limit"):
+            return status, None
+        v, z = np.asarray(result.x), np.asarray(result.z)
+        # cvxpy projects the values of nonneg variables (y, lambda, tau) onto >= 0.
+        r = np.maximum(v[self.slices["r"]], 0.)
+        tau = self.S @ r if self.S is not None else r
+        return status, (v[self.slices["x"]], np.maximum(v[self.slices["y"]], 0.), tau, r if self.S is not None else None,
+                        z[self.cap], z[self.cover])
+
+
 # ---------------------------------------------------------------- the model
 
 
@@ -264,6 +400,8 @@ class NumModel:
             self.independent_sets = []
             self.cliques = maximal_cliques(self.conflicts, self.max_sets)
         self._matrices()
+        self._conic: ConicProgram | None = None
+        self.conic_builds = 0             # times conic_program() was built (once per model)
 
     # ------------------------------------------------------------ input
 
@@ -527,56 +665,38 @@ class NumModel:
     # ------------------------------------------------------------ solving
 
     def solve(self, solver: str | None = None, **solver_opts: Any) -> Solution:
-        """The exact optimum of (P) with cvxpy (Clarabel by default, with tight
-        tolerances; other cvxpy solvers by name, options passed through)."""
-        try:
-            import cvxpy as cp
-        except ImportError as e:  # pragma: no cover - cvxpy is a dependency
-            raise NumError("NumModel.solve needs cvxpy (pip install cvxpy)") from e
-        F, O, H = len(self.flows), len(self.options), len(self.hyperarcs)
-        x = cp.Variable(F, name="x")
-        y = cp.Variable(O, nonneg=True, name="y")
-        cons_cover = self.A @ y >= self.G.T @ x
-        if self.region == "independent-sets":
-            lam = cp.Variable(self.S.shape[1], nonneg=True, name="lambda")
-            tau = self.S @ lam
-            region = [cp.sum(lam) <= self.overprovision]
-        else:
-            lam = None
-            tau = cp.Variable(H, nonneg=True, name="tau")
-            region = [self.K @ tau <= self.overprovision]
-        cons_cap = self.B @ y <= cp.multiply(self.capacities, tau)
-        prob = cp.Problem(cp.Maximize(self.weights @ cp.log(x)), [cons_cover, cons_cap, *region])
+        """The exact optimum of (P): Clarabel by default, with tight tolerances, given
+        the conic program cvxpy would give it (`conic_program`, built once per model,
+        without cvxpy's compilation); another solver by name through cvxpy (options
+        passed through in both cases)."""
         if solver is None:
-            solver = "CLARABEL" if "CLARABEL" in cp.installed_solvers() else None
+            solver = _default_solver()
         # The log utility is flat near the optimum: a duality gap g fixes the rates only
         # to about sqrt(g), so Clarabel is asked for a small gap first (rates to ~1e-6
         # relative); when it cannot certify that, the tolerance is relaxed step by step.
         tight = solver == "CLARABEL" and not any(k.startswith("tol_") for k in solver_opts)
         tols = (1e-11, 1e-10, 1e-9, 1e-8) if tight else (None,)
+        attempt = self._clarabel_attempt if solver == "CLARABEL" else self._cvxpy_attempt(solver)
         found = None  # (values..., status) of the first optimal, else first inaccurate, solve
         error = None
+        status = None
         for tol in tols:
             opts = dict(solver_opts)
             if tol is not None:
                 opts.update(tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol)
             try:
-                with warnings.catch_warnings():
-                    warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-                    prob.solve(solver=solver, **opts)
-            except cp.error.SolverError as e:
+                status, vals = attempt(opts)
+            except _SolverFailed as e:
                 error = e
                 continue
-            if prob.status in ("optimal", "optimal_inaccurate") and x.value is not None:
-                vals = (x.value, y.value, tau.value, None if lam is None else lam.value,
-                        cons_cap.dual_value, cons_cover.dual_value, prob.status)
-                if prob.status == "optimal":
-                    found = vals
+            if status in ("optimal", "optimal_inaccurate") and vals is not None:
+                if status == "optimal":
+                    found = (*vals, status)
                     break
                 if found is None:
-                    found = vals
+                    found = (*vals, status)
         if found is None:
-            raise NumError(f"solver failed: {error}" if error is not None else f"solver status {prob.status}")
+            raise NumError(f"solver failed: {error}" if error is not None else f"solver status {status}")
         xval, yval, tval, lval, qval, pval, status = found
         xv = np.maximum(np.asarray(xval, dtype=float), 0.0)
         yv = np.maximum(np.asarray(yval, dtype=float), 0.0)
@@ -604,6 +724,51 @@ class NumModel:
             status=status,
             solver=str(solver),
         )
+
+    def conic_program(self) -> "ConicProgram":
+        """(P) as the conic program cvxpy gives Clarabel (built on first use, then kept)."""
+        if self._conic is None:
+            self._conic = ConicProgram(self)
+            self.conic_builds += 1
+        return self._conic
+
+    def _clarabel_attempt(self, opts: dict):
+        """One Clarabel solve of `conic_program()` with settings `opts`: (status, values)
+        with values (x, y, tau, lambda or None, capacity duals, cover duals) as cvxpy
+        would report them, or None without a solution."""
+        return self.conic_program().solve(opts)
+
+    def _cvxpy_attempt(self, solver: str | None):
+        """The same through cvxpy, for another solver: one problem, re-solved per attempt."""
+        cp = _cvxpy()
+        F, O, H = len(self.flows), len(self.options), len(self.hyperarcs)
+        x = cp.Variable(F, name="x")
+        y = cp.Variable(O, nonneg=True, name="y")
+        cons_cover = self.A @ y >= self.G.T @ x
+        if self.region == "independent-sets":
+            lam = cp.Variable(self.S.shape[1], nonneg=True, name="lambda")
+            tau = self.S @ lam
+            region = [cp.sum(lam) <= self.overprovision]
+        else:
+            lam = None
+            tau = cp.Variable(H, nonneg=True, name="tau")
+            region = [self.K @ tau <= self.overprovision]
+        cons_cap = self.B @ y <= cp.multiply(self.capacities, tau)
+        prob = cp.Problem(cp.Maximize(self.weights @ cp.log(x)), [cons_cover, cons_cap, *region])
+
+        def attempt(opts: dict):
+            try:
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                    prob.solve(solver=solver, **opts)
+            except cp.error.SolverError as e:
+                raise _SolverFailed(str(e)) from None
+            if x.value is None:
+                return prob.status, None
+            return prob.status, (x.value, y.value, tau.value, None if lam is None else lam.value,
+                                 cons_cap.dual_value, cons_cover.dual_value)
+
+        return attempt
 
     def primal_dual(self, iterations: int = 20000, step: float = 0.05, **kw: Any):
         """The distributed primal-dual algorithm with the proximal method (Section IV-B,

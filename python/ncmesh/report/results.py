@@ -52,6 +52,16 @@ def run_facts(results) -> list[tuple[str, str]]:
     if "seed" in runs.columns and len(runs):
         seeds = sorted(int(s) for s in runs["seed"].dropna().unique())
         facts.append(("Seeds", _ranges(seeds)))
+    record = getattr(results, "seeds", None)
+    if isinstance(record, dict) and isinstance(record.get("rule"), dict):
+        rule, cells = record["rule"], record.get("cells") or []
+        used = sorted({int(c.get("seeds", 0)) for c in cells})
+        missed = sum(1 for c in cells if not c.get("met"))
+        facts.append(("Seed rule", f"{rule.get('min')}..{rule.get('max')} seeds per parameter combination, "
+                                   f"more until the 95% CI half-width of {rule.get('metric')} is within "
+                                   f"{100 * float(rule.get('target', 0)):g}% of the mean; used "
+                                   f"{', '.join(map(str, used))} (column n)"
+                                   + (f"; {missed} of {len(cells)} combinations did not meet it" if missed else "")))
     params = param_columns(results)
     for p in params:
         vals = runs[p].dropna().unique().tolist() if p in runs.columns else []

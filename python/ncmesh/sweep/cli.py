@@ -76,6 +76,8 @@ def cmd_sweep(args) -> int:
                    f"harness overhead {100 * overhead:.0f}%)")
     print(f"sweep {sweep.name}: {report.total} runs: {report.done} done now, {report.skipped} done "
           f"before, {report.failed} failed, {timing}; results in {out}")
+    if report.seeds_used is not None:
+        print(seeds_line(sweep, report.seeds_used) + f" (per grid point: {out}/seeds.json)")
     for note in report.notes:
         print(note, file=sys.stderr)
     if report.failed:
@@ -129,10 +131,24 @@ def _dry_run(sweep, out_dir) -> int:
     bad = sum(1 for r in runs if r.error)
     reuse = (f"{len(keys & done)} done in {out}" if state.kind != "stale"
              else f"0 reusable in {out} ({len(done)} runs there will be computed again: {state.why})")
-    print(f"sweep {sweep.name}: {len(keys)} runs ({len(sweep.seeds)} seeds x "
+    rule = sweep.seed_rule
+    seeds = f"{len(sweep.seeds)} seeds" if rule is None else f"{rule.n_min}..{rule.n_max} seeds by the seed rule"
+    print(f"sweep {sweep.name}: {'' if rule is None else 'up to '}{len(keys)} runs ({seeds} x "
           f"{len(runs) // len(sweep.seeds)} grid points), {reuse}"
           + (f", {bad} invalid (they will fail)" if bad else ""))
     return EXIT_OK
+
+
+def seeds_line(sweep, used) -> str:
+    """One line on what the seed rule chose: how many grid points used how many seeds."""
+    rule = sweep.seed_rule
+    counts: dict[tuple[int, bool], int] = {}
+    for _, n, met in used:
+        counts[(n, met)] = counts.get((n, met), 0) + 1
+    parts = [f"{k} point{'s' if k != 1 else ''} {n} seeds" + ("" if met else " (target not met)")
+             for (n, met), k in sorted(counts.items())]
+    return (f"sweep {sweep.name}: seed rule (95% CI half-width of {rule.metric} within "
+            f"{100 * rule.target:g}% of the mean, {rule.n_min}..{rule.n_max} seeds): " + ", ".join(parts))
 
 
 def _sigterm_as_interrupt():

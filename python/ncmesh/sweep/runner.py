@@ -12,6 +12,7 @@ Workers: forked from this process by `forkpool.ForkPool` when it has a single th
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sys
@@ -26,7 +27,8 @@ from ..scenario import uncoded_udp_note
 from . import identity
 from .progress import PartProgress, SweepProgress
 from .spec import RunSpec, Sweep, load_sweep
-from .store import Context, done_keys, prepare, remove_stale_temporaries, write_error
+from .store import (SEEDS_RECORD, Context, Donors, done_keys, prepare, read_metric, remove_stale_temporaries,
+                    write_error, write_text)
 from .worker import Outcome, Packed, init_worker, run_batch
 
 # A batch should keep a worker busy for about this long: long enough that the cost of a
@@ -57,6 +59,9 @@ class SweepReport:
     # One line per thing a user should know about the runs (a scheme that codes only TCP
     # with a UDP flow: `ncmesh.scenario.uncoded_udp_note`, with how many runs it concerns)
     notes: list[str] = field(default_factory=list)
+    # With a seed rule: per grid point, (params, seeds used, whether the target was met).
+    seeds_used: list[tuple[dict, int, bool]] | None = None
+    shared: int = 0                    # runs whose rows were copied from a `share` directory
 
     @property
     def ok(self) -> bool:
@@ -70,15 +75,17 @@ class _Source:
     expands ahead while the parent would otherwise wait, so that a batch is ready when
     a worker asks for one."""
 
-    def __init__(self, sweep: Sweep, done_before: set[str]):
+    def __init__(self, runs, expected: int, done_before: set[str], borrow=None):
         # Not kept: each run is let go once its batch is done.
-        self._runs = sweep.iter_runs(keep=False)
-        self.expected = len(sweep)          # grid points x seeds, before de-duplication
+        self._runs = iter(runs)
+        self.expected = expected            # runs to expand, before de-duplication
         self.expanded = 0
         self.ready: deque[RunSpec] = deque()   # expanded, to compute, not handed out yet
         self.keys: set[str] = set()
         self.done_before = done_before
         self.skipped = 0
+        self.borrow = borrow                 # spec -> True if its rows were copied from another part
+        self.shared = 0                      # runs whose rows were copied (`borrow`)
         self.exhausted = False
         self.udp_note: str | None = None     # the first run's, if any run has one
         self.udp_noted = 0                   # runs that have one
@@ -105,6 +112,9 @@ class _Source:
                     self.udp_note, self.udp_noted = self.udp_note or note, self.udp_noted + 1
             if spec.key in self.done_before:
                 self.skipped += 1
+                continue
+            if self.borrow is not None and spec.error is None and self.borrow(spec):
+                self.shared += 1
                 continue
             return spec
         return None
@@ -192,7 +202,8 @@ class _Tally:
 
     def sync(self) -> None:
         """Brings the progress line's total and skipped count up to date."""
-        self.progress.total, self.progress.skipped = self.source.total, self.source.skipped
+        self.progress.total = self.source.total
+        self.progress.skipped = self.source.skipped + self.source.shared
 
     def add(self, outcomes: list[Outcome]) -> None:
         for o in outcomes:
@@ -236,6 +247,7 @@ def run_sweep(
     ray: Any = None,
     progress: bool | SweepProgress = True,
     fsync: bool = False,
+    share=None,
 ) -> SweepReport:
     """Runs every run of `sweep` that is not done yet in `out_dir` (default
     results/<name>) and returns a SweepReport.
@@ -249,6 +261,10 @@ def run_sweep(
     reproduce`). A failed run is recorded in
     DIR/errors/ and counted; the sweep goes on. Ctrl-C stops the workers; finished runs
     stay on disk, and calling run_sweep again computes only the missing ones.
+
+    share: other results directories (the other parts of a reproduction): a run done
+    there by this build of the simulator (same run key: same resolved scenario) is not
+    run again, its rows are copied in with this sweep's params (`store.Donors`).
     """
     if _in_worker_main_import():
         raise RuntimeError(
@@ -271,35 +287,137 @@ def run_sweep(
               "computing them again", file=sys.stderr, flush=True)
     out = prepare(out, sweep.to_toml(), fsync).resolve()
     remove_stale_temporaries(out)
-    # Two grid points may resolve to the same scenario: it runs (and is stored) once.
-    source = _Source(sweep, done_keys(out))
 
     ctx = Context(out_dir=str(out), sweep=sweep.name, params=sweep.params,
                   param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync,
                   core_build=build, sweep_id=identity.definition_id(definition))
     workers = jobs or os.cpu_count() or 1
+    donors = Donors([d for d in share or [] if Path(d).resolve() != out], build) if share else None
+    borrow = (lambda spec: donors.take(ctx, spec.key, spec.seed, spec.params)) if donors and donors.dirs else None
     if isinstance(progress, SweepProgress):
         overall, owns = progress, False
     else:
         overall = SweepProgress(len(sweep), label=f"sweep {sweep.name}") if progress else None
         owns = True
-    bar = PartProgress(sweep.name, source.total, overall, owns)
-    tally = _Tally(out, ctx, bar, source)
+    if sweep.seed_rule is None:
+        # Two grid points may resolve to the same scenario: it runs (and is stored) once.
+        source = first = _Source(sweep.iter_runs(keep=False), len(sweep), done_keys(out), borrow)
+        rounds = None
+    else:
+        # The record of the seeds used is written when every cell is decided.
+        (out / SEEDS_RECORD).unlink(missing_ok=True)
+        rounds = _Rounds(sweep, out, borrow)
+        source = rounds.next_round()
+    bar = PartProgress(sweep.name, len(sweep), overall, owns)
+    tally = _Tally(out, ctx, bar, rounds if rounds is not None else source)
     interrupted = True
+    used_workers = 1
+    notes: list[str] = []
     try:
-        if ray is None or ray is False:
-            workers = min(workers, source.expected)
-            _run_pool(source, ctx, workers, tally)
-        else:
-            workers = _run_ray(source, ctx, jobs, ray, tally)
+        while source is not None:
+            if ray is None or ray is False:
+                used_workers = min(workers, max(1, source.expected))
+                _run_pool(source, ctx, used_workers, tally)
+            else:
+                used_workers = _run_ray(source, ctx, jobs, ray, tally)
+            notes += [n for n in source.notes() if n not in notes]
+            source = rounds.next_round() if rounds is not None else None
         interrupted = False
     finally:
         tally.sync()
-        bar.close(exact_total=len(source.keys) if source.exhausted else None, interrupted=interrupted)
-    return SweepReport(done=tally.done, skipped=source.skipped, failed=tally.failed,
-                       wall_s=time.monotonic() - t0, total=len(source.keys), sim_s=tally.sim_s,
-                       jobs=workers, errors=tally.errors, out_dir=out, recomputed=recomputed,
-                       notes=source.notes())
+        exact = (rounds.total if rounds.finished else None) if rounds is not None else \
+            (len(first.keys) if first.exhausted else None)
+        bar.close(exact_total=exact, interrupted=interrupted)
+    if rounds is not None:
+        rounds.write_record()
+        total, skipped, shared = rounds.total, rounds.skipped, rounds.shared
+    else:
+        total, skipped, shared = len(first.keys), first.skipped, first.shared
+    return SweepReport(done=tally.done, skipped=skipped, failed=tally.failed,
+                       wall_s=time.monotonic() - t0, total=total, sim_s=tally.sim_s,
+                       jobs=used_workers, errors=tally.errors, out_dir=out, recomputed=recomputed,
+                       notes=notes, seeds_used=rounds.seeds_used() if rounds is not None else None,
+                       shared=shared)
+
+
+class _Rounds:
+    """A sweep with a seed rule (`SeedRule`), run in rounds: the first round is every
+    cell's first n_min seeds; after each round, every cell still open is judged on its
+    first n runs (n a checkpoint of the rule), and one that has not met the target gets
+    the seeds up to the next checkpoint in the next round. Runs done before (a resumed
+    sweep) are read back, not run again, so an interrupted sweep resumes exactly: the
+    decisions depend only on the runs' results."""
+
+    def __init__(self, sweep: Sweep, out: Path, borrow=None):
+        self.sweep, self.out, self.rule, self.borrow = sweep, out, sweep.seed_rule, borrow
+        self.cells = [(params, specs) for params, specs in sweep.cells()]
+        self.n = [self.rule.n_min] * len(self.cells)      # seeds each cell uses so far
+        self.open = list(range(len(self.cells)))           # cells not judged finished
+        self.met: dict[int, bool] = {}
+        self.sources: list[_Source] = []
+        self.finished = False
+        self._values: dict[str, float | None] = {}
+
+    def _specs(self, cells, start) -> list[RunSpec]:
+        return [spec for c, n0 in zip(cells, start) for spec in self.cells[c][1][n0:self.n[c]]]
+
+    def next_round(self) -> _Source | None:
+        """The next round's runs, or None when every cell is decided."""
+        if not self.sources:
+            specs = self._specs(self.open, [0] * len(self.open))
+        else:
+            grown, start = [], []
+            for c in self.open:
+                values = [self.value(spec) for spec in self.cells[c][1][:self.n[c]]]
+                if self.rule.met(values) or self.n[c] >= self.rule.n_max:
+                    self.met[c] = self.rule.met(values)
+                    continue
+                start.append(self.n[c])
+                self.n[c] = next(k for k in self.rule.checkpoints() if k > self.n[c])
+                grown.append(c)
+            self.open = grown
+            specs = self._specs(grown, start)
+        if not self.open:
+            self.finished = True
+            return None
+        source = _Source(specs, len(specs), done_keys(self.out), self.borrow)
+        self.sources.append(source)
+        return source
+
+    def value(self, spec: RunSpec) -> float | None:
+        """The rule's metric of a done run (the total over its flows), None if it failed."""
+        if spec.key not in self._values:
+            self._values[spec.key] = read_metric(self.out, spec.key, self.rule.metric)
+        return self._values[spec.key]
+
+    @property
+    def total(self) -> int:
+        """Distinct runs the cells use so far (the progress total)."""
+        return len({spec.key for c, (_, specs) in enumerate(self.cells) for spec in specs[:self.n[c]]})
+
+    @property
+    def skipped(self) -> int:
+        return sum(s.skipped for s in self.sources)
+
+    @property
+    def shared(self) -> int:
+        return sum(s.shared for s in self.sources)
+
+    def notes(self) -> list[str]:
+        return []
+
+    def seeds_used(self) -> list[tuple[dict, int, bool]]:
+        return [(params, self.n[c], self.met.get(c, False)) for c, (params, _) in enumerate(self.cells)]
+
+    def write_record(self) -> None:
+        """DIR/seeds.json: the rule and, per cell, its params, the seeds it used and their run
+        keys (readers keep those runs only), once every cell is decided."""
+        if not self.finished:
+            return
+        cells = [{"params": params, "seeds": self.n[c], "met": self.met.get(c, False),
+                  "run_keys": [s.key for s in specs[:self.n[c]]]} for c, (params, specs) in enumerate(self.cells)]
+        write_text(self.out / SEEDS_RECORD, json.dumps({"rule": self.rule.as_dict(), "cells": cells},
+                                                        indent=1, default=str) + "\n", False)
 
 
 # ---------------------------------------------------------------- process pool

@@ -28,7 +28,10 @@ TOP_LEVEL = ("name", "description", "base", "grid", "seeds")
 BASE_FIELDS = ("builder", "file", "options", "set")
 # base.options.seed = "run": the builder's seed follows each run's seed.
 RUN_SEED = "run"
-SEED_FIELDS = ("count", "start", "list")
+SEED_FIELDS = ("count", "start", "list", "min", "max", "target", "step", "metric")
+RULE_FIELDS = ("min", "max", "target", "step", "metric")
+# What the seed rule measures per run: the run's total over its flows.
+RULE_METRICS = ("goodput_kbps", "rx_bytes")
 MAX_SEED = 2**63 - 1
 
 # Columns every table of the results directory carries besides the params, and the
@@ -64,6 +67,41 @@ class RunSpec:
     params: dict[str, Any]
     scenario: dict
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class SeedRule:
+    """Sequential seeds (`[seeds]` with min, max, target): every grid point (cell) runs
+    seeds start .. start+n_min-1 first; a cell whose 95% CI half-width of `metric` (per
+    run: the total over its flows) is above `target` x |mean| gets `step` more seeds, in
+    order, and is judged again, up to n_max seeds. The decision at n seeds depends only on
+    the cell's first n runs, so the first seeds of a cell are those of a fixed-count
+    sweep with the same start, and a resumed sweep takes the same decisions."""
+
+    n_min: int
+    n_max: int
+    target: float
+    step: int = 1
+    metric: str = "goodput_kbps"
+
+    def checkpoints(self) -> list[int]:
+        """The seed counts at which a cell is judged: n_min, n_min+step, ..., n_max."""
+        out = list(range(self.n_min, self.n_max, self.step))
+        return out + [self.n_max]
+
+    def met(self, values: list[float]) -> bool:
+        """Whether runs with these metric values (failed runs: None) meet the target:
+        at least two values, every run ok, 95% CI half-width <= target x |mean|."""
+        from ..analysis.stats import mean_ci
+
+        if any(v is None or not math.isfinite(v) for v in values):
+            return False
+        mean, half, n = mean_ci(values)
+        return n >= 2 and math.isfinite(half) and half <= self.target * abs(mean)
+
+    def as_dict(self) -> dict:
+        return {"min": self.n_min, "max": self.n_max, "target": self.target, "step": self.step,
+                "metric": self.metric}
 
 
 try:                       # the interpreter's own SHA-256: importing hashlib loads OpenSSL (~7 ms)
@@ -223,8 +261,9 @@ class Sweep:
     grid: dict[str, list]
     grid_kind: dict[str, str]          # grid key -> "option" | "scenario"
     param_types: dict[str, str]        # grid key -> arrow type name
-    seeds: list[int]
+    seeds: list[int]                   # with a seed rule: every seed a cell may use (n_max)
     source: str | None = None          # the sweep file's text, when read from a file
+    seed_rule: SeedRule | None = None  # sequential seeds, or None: every seed runs
     path: Path | None = None
     data: dict = field(default_factory=dict, repr=False)
     _runs: list[RunSpec] | None = field(default=None, repr=False)
@@ -236,7 +275,12 @@ class Sweep:
         return list(self.grid)
 
     def __len__(self) -> int:
-        return math.prod(len(v) for v in self.grid.values()) * len(self.seeds)
+        """Grid points x seeds (with a seed rule: x n_max, the most it may run)."""
+        return self.points() * len(self.seeds)
+
+    def points(self) -> int:
+        """The number of grid points (cells)."""
+        return math.prod(len(v) for v in self.grid.values())
 
     def combinations(self):
         """The grid points as {key: value} dicts, first key outermost."""
@@ -264,6 +308,17 @@ class Sweep:
             runs.append(spec)
             yield spec
         self._runs = runs
+
+    def cells(self):
+        """The runs grouped by grid point (cell), in `runs()` order: (params, [RunSpec per
+        seed, in seed order])."""
+        per_cell = len(self.seeds)
+        cell: list[RunSpec] = []
+        for spec in self.iter_runs():
+            cell.append(spec)
+            if len(cell) == per_cell:
+                yield dict(cell[0].params), cell
+                cell = []
 
     # --- expansion
     @property
@@ -336,8 +391,11 @@ class Sweep:
             if self._file_scenario is None:
                 self._file_scenario = _load_base_file(self.file)
             base = {"file": self._file_scenario}
-        return {"name": self.name, "base": base, "set": self.set,
-                "grid": [[k, v] for k, v in self.grid.items()], "seeds": self.seeds}
+        out = {"name": self.name, "base": base, "set": self.set,
+               "grid": [[k, v] for k, v in self.grid.items()], "seeds": self.seeds}
+        if self.seed_rule is not None:
+            out["seed_rule"] = self.seed_rule.as_dict()
+        return out
 
     def to_toml(self) -> str:
         """The sweep file's text (as read), or a TOML rendering of the dict it came from."""
@@ -489,37 +547,76 @@ def _check(data: dict, folder: Path) -> Sweep:
             raise SweepError(_field_name("grid", n), "builder option given twice")
 
     # --- seeds
-    seeds_table = data.get("seeds", {"count": 1, "start": 1})
-    if not isinstance(seeds_table, dict):
-        raise SweepError("seeds", "expected a table: { count = N, start = S } or { list = [...] }")
-    for k in seeds_table:
-        if k not in SEED_FIELDS:
-            raise SweepError(f"seeds.{k}", f"unknown field; allowed: {', '.join(SEED_FIELDS)}")
-    if "list" in seeds_table:
-        if "count" in seeds_table or "start" in seeds_table:
-            raise SweepError("seeds", "give either seeds.list or seeds.count (+ seeds.start), not both")
-        seeds = seeds_table["list"]
-        if not isinstance(seeds, list) or not seeds:
-            raise SweepError("seeds.list", "expected a non-empty list of integers")
-        for s in seeds:
-            if not isinstance(s, int) or isinstance(s, bool) or not 0 <= s <= MAX_SEED:
-                raise SweepError("seeds.list", f"{s!r} is not allowed: seeds are integers in [0, 2^63-1]")
-        if len(set(seeds)) != len(seeds):
-            raise SweepError("seeds.list", "a seed appears twice")
-    else:
-        count = seeds_table.get("count", 1)
-        start = seeds_table.get("start", 1)
-        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise SweepError("seeds.count", f"{count!r} is not allowed: expected an integer >= 1")
-        if not isinstance(start, int) or isinstance(start, bool) or not 0 <= start <= MAX_SEED - count + 1:
-            raise SweepError("seeds.start", f"{start!r} is not allowed: expected an integer >= 0")
-        seeds = list(range(start, start + count))
+    seeds, rule = _check_seeds(data.get("seeds", {"count": 1, "start": 1}))
 
     sweep = Sweep(name=name, builder=builder, file=base_path, options=options, set=fixed,
-                  grid=grid, grid_kind=grid_kind, param_types=param_types, seeds=seeds, data=data)
+                  grid=grid, grid_kind=grid_kind, param_types=param_types, seeds=seeds, data=data,
+                  seed_rule=rule)
     _check_scenario_keys(sweep)
     _check_every_run_invalid(sweep)
     return sweep
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_seeds(table: Any) -> tuple[list[int], SeedRule | None]:
+    """[seeds]: a count (+ start), a list, or a seed rule (min, max, target, optional
+    step and metric, + start). Returns the seeds (with a rule: start .. start+max-1) and
+    the rule."""
+    if not isinstance(table, dict):
+        raise SweepError("seeds", "expected a table: { count = N, start = S }, { list = [...] } "
+                                  "or a seed rule { min = N, max = M, target = T }")
+    for k in table:
+        if k not in SEED_FIELDS:
+            raise SweepError(f"seeds.{k}", f"unknown field; allowed: {', '.join(SEED_FIELDS)}")
+    rule_given = [k for k in RULE_FIELDS if k in table]
+    if rule_given:
+        if "count" in table or "list" in table:
+            raise SweepError("seeds", "give seeds.count or seeds.list (a fixed number of seeds) or the seed "
+                                      "rule seeds.min, seeds.max, seeds.target, not both")
+        for k in ("min", "max", "target"):
+            if k not in table:
+                raise SweepError(f"seeds.{k}", "missing: a seed rule needs seeds.min, seeds.max and seeds.target")
+        n_min, n_max, target = table["min"], table["max"], table["target"]
+        step, metric = table.get("step", 1), table.get("metric", "goodput_kbps")
+        if not _is_int(n_min) or n_min < 2:
+            raise SweepError("seeds.min", f"{n_min!r} is not allowed: expected an integer >= 2 "
+                                          "(a confidence interval needs two runs)")
+        if not _is_int(n_max) or n_max < n_min:
+            raise SweepError("seeds.max", f"{n_max!r} is not allowed: expected an integer >= seeds.min ({n_min})")
+        if n_max > 100_000:
+            raise SweepError("seeds.max", f"{n_max!r} is not allowed: at most 100000")
+        if isinstance(target, bool) or not isinstance(target, (int, float)) or not math.isfinite(target) \
+                or target <= 0:
+            raise SweepError("seeds.target", f"{target!r} is not allowed: expected a number > 0 (the 95% CI "
+                                             "half-width as a fraction of the mean, e.g. 0.05)")
+        if not _is_int(step) or step < 1:
+            raise SweepError("seeds.step", f"{step!r} is not allowed: expected an integer >= 1")
+        if metric not in RULE_METRICS:
+            raise SweepError("seeds.metric", f"{metric!r} is not allowed: expected one of {', '.join(RULE_METRICS)}")
+        count, rule = n_max, SeedRule(n_min, n_max, float(target), step, metric)
+    elif "list" in table:
+        if "count" in table or "start" in table:
+            raise SweepError("seeds", "give either seeds.list or seeds.count (+ seeds.start), not both")
+        seeds = table["list"]
+        if not isinstance(seeds, list) or not seeds:
+            raise SweepError("seeds.list", "expected a non-empty list of integers")
+        for s in seeds:
+            if not _is_int(s) or not 0 <= s <= MAX_SEED:
+                raise SweepError("seeds.list", f"{s!r} is not allowed: seeds are integers in [0, 2^63-1]")
+        if len(set(seeds)) != len(seeds):
+            raise SweepError("seeds.list", "a seed appears twice")
+        return list(seeds), None
+    else:
+        count, rule = table.get("count", 1), None
+        if not _is_int(count) or count < 1:
+            raise SweepError("seeds.count", f"{count!r} is not allowed: expected an integer >= 1")
+    start = table.get("start", 1)
+    if not _is_int(start) or not 0 <= start <= MAX_SEED - count + 1:
+        raise SweepError("seeds.start", f"{start!r} is not allowed: expected an integer >= 0")
+    return list(range(start, start + count)), rule
 
 
 def _check_every_run_invalid(sweep: Sweep) -> None:

@@ -9,6 +9,8 @@
     DIR/flow_series/<key>.parquet
     DIR/node_series/<key>.parquet
     DIR/errors/<key>.json          a failed run (removed when a rerun succeeds)
+    DIR/seeds.json                 with a seed rule: the seeds each grid point used and
+                                   their run keys (written when every point is decided)
 
 Every file is written under a temporary name starting with "." (and not ending in
 .parquet), then renamed into place, so readers never see a partial file (with
@@ -33,6 +35,7 @@ from ..tables import COLUMNS
 TABLES = ("flows", "nodes", "flow_series", "node_series")   # written before runs/
 RUNS = "runs"
 ERRORS = "errors"
+SEEDS_RECORD = "seeds.json"
 ALL_TABLES = (RUNS,) + TABLES
 SUFFIX = ".parquet"
 
@@ -303,6 +306,27 @@ def done_keys(out_dir: str | os.PathLike) -> set[str]:
     return {n[: -len(SUFFIX)] for n in names if n.endswith(SUFFIX) and not n.startswith(".")}
 
 
+def read_metric(out_dir: str | os.PathLike, key: str, metric: str) -> float | None:
+    """A done run's total of `metric` over its flows (DIR/flows/<key>.parquet); None if
+    the run is not done (failed)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    if not (Path(out_dir) / RUNS / (key + SUFFIX)).exists():
+        return None
+    column = pq.read_table(Path(out_dir) / "flows" / (key + SUFFIX), columns=[metric]).column(metric)
+    total = pc.sum(column).as_py()
+    return float(total) if total is not None else 0.0
+
+
+def seeds_record(out_dir: str | os.PathLike) -> dict | None:
+    """DIR/seeds.json (a sweep with a seed rule, every grid point decided), or None."""
+    try:
+        return json.loads((Path(out_dir) / SEEDS_RECORD).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
 def remove_stale_temporaries(out_dir: str | os.PathLike, older_than_s: float = 3600.0) -> int:
     """Deletes temporary files left by killed writers (older than `older_than_s`)."""
     now = time.time()
@@ -367,6 +391,65 @@ class PendingRun:
             os.unlink(os.path.join(out, ERRORS, f"{self.key}.json"))
         except FileNotFoundError:
             pass
+
+
+class Donors:
+    """Other results directories whose runs this sweep may take instead of running them
+    (the parts of one reproduction): a run is keyed by its resolved scenario (the run
+    key) and the simulator build, so a done run of another directory made by the same
+    build (its store.json's core_build) is the same run. `take(ctx, spec)` copies its
+    rows into ctx's directory under this sweep's name and params (`copy_run`)."""
+
+    def __init__(self, dirs, build: str):
+        from .identity import read_manifest
+
+        self.dirs: list[tuple[Path, set[str], list[str]]] = []
+        for d in dirs or []:
+            d = Path(d)
+            try:
+                manifest = read_manifest(d)
+            except Exception:  # noqa: BLE001 - an unreadable store is simply not used
+                continue
+            if manifest and manifest.get("core_build") == build:
+                self.dirs.append((d, done_keys(d), _grid_keys(d)))
+
+    def take(self, ctx: Context, key: str, seed: int, params: dict) -> bool:
+        """Copies run `key` from the first directory that has it; False if none has."""
+        for d, keys, donor_params in self.dirs:
+            if key in keys and (d / RUNS / (key + SUFFIX)).exists():
+                copy_run(d, donor_params, ctx, key, seed, params)
+                return True
+        return False
+
+
+def copy_run(src: Path, src_params: list[str], ctx: Context, key: str, seed: int, params: dict) -> None:
+    """Run `key` of results directory `src` (grid keys `src_params`) written into ctx's
+    directory: the same rows, with this sweep's key columns (sweep, seed, params) and, in
+    the runs table, its sweep_id and params_json; the runs file last, as for a run."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    name = key + SUFFIX
+    drop = set(RUN_COLUMNS_BEFORE) | set(src_params)
+    prefix = key_prefix(ctx, key, seed, params)
+    tables = []
+    for t in TABLES + (RUNS,):
+        data = pq.read_table(src / t / name)
+        n = data.num_rows
+        columns = {c: pa.array([v] * n, type=_arrow_type(ty)) for c, ty, v in prefix}
+        for c in data.column_names:
+            if c in drop:
+                continue
+            if t == RUNS and c == "sweep_id":
+                columns[c] = pa.array([ctx.sweep_id] * n, type=pa.string())
+            elif t == RUNS and c == "params_json":
+                columns[c] = pa.array([json.dumps(params, separators=(",", ":"))] * n, type=pa.string())
+            else:
+                columns[c] = data.column(c)
+        sink = pa.BufferOutputStream()
+        pq.write_table(pa.table(columns), sink, use_dictionary=False, write_statistics=False)
+        tables.append((os.path.join(ctx.out_dir, t, name), sink.getvalue().to_pybytes()))
+    PendingRun(ctx, key, tables[:-1], tables[-1]).commit()
 
 
 def stage_run(ctx: Context, key: str, seed: int, params: dict, raw: dict, scenario_toml: str | None = None) -> PendingRun:
@@ -472,7 +555,20 @@ class Results:
 
     @property
     def keys(self) -> set[str]:
-        return done_keys(self.path)
+        """The done runs (with a seed rule, once decided: those of the seeds each grid
+        point used, DIR/seeds.json)."""
+        done = done_keys(self.path)
+        record = self.seeds
+        if record is not None:
+            done &= {k for cell in record.get("cells", []) for k in cell.get("run_keys", [])}
+        return done
+
+    @property
+    def seeds(self) -> dict | None:
+        """DIR/seeds.json: the seed rule and the seeds each grid point used, or None."""
+        if "_seeds" not in self._cache:
+            self._cache["_seeds"] = seeds_record(self.path)
+        return self._cache["_seeds"]
 
     def _table(self, name: str):
         if name not in self._cache:
