@@ -39,6 +39,9 @@ def test_near_holds_within_the_ci_or_the_tolerance_and_fails_beyond():
     assert near(10.0, 1.0, 10.0 + CLAIM_TOLERANCE_PP).holds                  # within 5 points
     assert not near(10.0, 1.0, 10.0 + CLAIM_TOLERANCE_PP + 0.1).holds        # just beyond
     assert near(10.0, 8.0, 17.5).holds                                       # within a wide CI
+    # A CI wider than the mean does not decide: +1 ± 12 is not "near" -10, only the tolerance counts.
+    assert not near(1.0, 12.0, -10.0).holds and "not used" in near(1.0, 12.0, -10.0).rule
+    assert near(1.0, 12.0, 5.0).holds
     assert near(10.0, math.nan, 14.0).holds and not near(10.0, math.nan, 16.0).holds   # no CI: 0
     assert not near(math.nan, 1.0, 10.0).holds                               # no number: does not hold
     assert "5 points" in near(1, 1, 1).rule

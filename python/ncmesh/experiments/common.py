@@ -58,10 +58,15 @@ def _finite(*xs) -> bool:
 
 def near(ours: float, ci: float, paper: float, tolerance: float = CLAIM_TOLERANCE_PP) -> Check:
     """The paper's value lies within our 95% CI or within `tolerance` points of our mean
-    (a CI we do not have counts as 0)."""
+    (a CI we do not have counts as 0). A CI wider than the mean says too little to decide
+    on: then only the tolerance decides, and the rule says so."""
     ci = ci if _finite(ci) else 0.0
-    return Check(_finite(ours) and abs(ours - paper) <= max(ci, tolerance),
-                 f"the paper's value within our 95% CI or {tolerance:g} points of our mean")
+    rule = f"the paper's value within our 95% CI or {tolerance:g} points of our mean"
+    if _finite(ours) and ci > abs(ours):
+        return Check(abs(ours - paper) <= tolerance,
+                     f"the paper's value within {tolerance:g} points of our mean (our 95% CI, ±{ci:.1f}, is "
+                     "wider than the mean: not used)")
+    return Check(_finite(ours) and abs(ours - paper) <= max(ci, tolerance), rule)
 
 
 def gain(mean: float, ci: float) -> Check:
