@@ -37,5 +37,13 @@ def test_ap_matches_newreno_on_two_hops(chain2, seed):
     assert ap >= 0.95 * newreno, (ap, newreno)
     # The same run with ap_variation spelled out is the default.
     assert _goodput(chain2[("ap", seed)], ap_variation="adev") == ap
-    # The RTTs' coefficient of variation (the previous rule) paces it well below NewReno.
-    assert _goodput(chain2[("ap", seed)], ap_variation="cov-rtt") < 0.9 * newreno
+    # The RTTs' coefficient of variation (the previous rule) paces it below the agent's rule.
+    assert _goodput(chain2[("ap", seed)], ap_variation="cov-rtt") < ap
+
+
+def test_the_rtts_variation_paces_well_below_newreno_over_the_seeds(chain2):
+    # On ns-2's set-up (the experiment's preset) one seed of three comes within 6% of NewReno,
+    # the others 25% below: the mean over the seeds is well below.
+    newreno = sum(_goodput(chain2[("newreno", s)]) for s in SEEDS)
+    cov = sum(_goodput(chain2[("ap", s)], ap_variation="cov-rtt") for s in SEEDS)
+    assert cov < 0.9 * newreno, (cov, newreno)
