@@ -5,7 +5,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use ncmesh_core::{scenario, sim};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use serde::Deserialize;
 
 use std::collections::HashMap;
 
@@ -28,14 +27,8 @@ pub fn resolve<'py>(scenario: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>
 pub fn apply_preset<'py>(scenario: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     let py = scenario.py();
     let s = scenario_from_py(scenario)?;
-    let preset =
-        scenario::Preset::deserialize(toml::Value::String(name.to_string())).map_err(|_| {
-            let e = scenario::ScenarioError::new(
-                "preset",
-                format!("\"{name}\" is not allowed: expected one of \"none\", \"ns2\""),
-            );
-            scenario_error(py, &e)
-        })?;
+    let preset = scenario::preset::parse(&toml::Value::String(name.to_string()))
+        .map_err(|e| scenario_error(py, &e))?;
     let s = scenario::preset::overlay(&s, preset).map_err(|e| scenario_error(py, &e))?;
     to_py(py, &s)
 }

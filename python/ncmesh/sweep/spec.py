@@ -362,16 +362,17 @@ class Sweep:
             return RunSpec(run_key(tried), seed, dict(params), tried, error=_one_line(built))
         scenario = _copy(built)
         try:
-            fields = {**self.set, **{k: v for k, v in params.items() if self.grid_kind[k] == "scenario"}}
-            if "preset" in fields:
+            grid_set = {k: v for k, v in params.items() if self.grid_kind[k] == "scenario"}
+            preset = grid_set.get("preset", self.set.get("preset"))
+            if preset is not None:
                 # A simulator preset first: it gives the fields still at ncmesh's defaults,
                 # and every other override then wins over it.
-                scenario = _core.apply_preset(scenario, fields.pop("preset"))
+                scenario = _core.apply_preset(scenario, preset)
             for k, v in self.set.items():
                 if k != "preset":
                     set_path(scenario, k, _copy(v))
-            for k, v in params.items():
-                if self.grid_kind[k] == "scenario" and k != "preset":
+            for k, v in grid_set.items():
+                if k != "preset":
                     set_path(scenario, k, _copy(v))
             set_path(scenario, "simulation.seed", seed)
             resolved = _core.resolve(scenario)

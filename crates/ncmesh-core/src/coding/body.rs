@@ -9,7 +9,6 @@ use crate::phy::timing::LLC_BYTES;
 use crate::wire::header::same_header;
 pub use crate::wire::{Header, WireHeader};
 use smallvec::SmallVec;
-use std::any::Any;
 
 /// A data frame of this simulator, as the MAC carries it.
 pub type Frame = crate::mac::Frame<Body>;
@@ -95,8 +94,7 @@ impl Body {
 
     /// The family header, if the frame carries one of type `H`.
     pub fn header_as<H: WireHeader>(&self) -> Option<&H> {
-        let h: &dyn Any = self.header.as_deref()?;
-        h.downcast_ref::<H>()
+        crate::wire::header::downcast(self.header.as_deref()?)
     }
 }
 

@@ -96,6 +96,29 @@ const NS2: &[PresetField] = &[
     PresetField { path: "channel.interference_range_m", value: Float(550.0), source: "a signal above CSThresh_ reaches the receiver and can collide (for model = \"range\")" },
 ];
 
+impl PresetValue {
+    /// The value as TOML, for a scenario whose segments are `mss_bytes` long.
+    pub fn to_toml(self, mss_bytes: i64) -> Value {
+        match self {
+            Float(x) => Value::Float(x),
+            Int(i) => Value::Integer(i),
+            Bool(b) => Value::Boolean(b),
+            Str(s) => Value::String(s.to_string()),
+            Segments(n) => Value::Integer(n * mss_bytes),
+        }
+    }
+}
+
+/// The preset `v` names, or the one-line error naming `preset`.
+pub fn parse(v: &Value) -> Result<Preset, ScenarioError> {
+    Preset::deserialize(v.clone()).map_err(|_| {
+        ScenarioError::new(
+            "preset",
+            format!("{v} is not allowed: expected one of \"none\", \"ns2\""),
+        )
+    })
+}
+
 /// Every preset with its fields (none for `"none"`), for the reference and the tests.
 pub const PRESETS: &[(Preset, &str, &[PresetField])] = &[(Preset::Ns2, NS_DEFAULT, NS2)];
 
@@ -142,12 +165,7 @@ pub fn apply(doc: &mut Table) -> Result<(), ScenarioError> {
     let Some(v) = doc.get("preset") else {
         return Ok(());
     };
-    let preset = Preset::deserialize(v.clone()).map_err(|_| {
-        ScenarioError::new(
-            "preset",
-            format!("{v} is not allowed: expected one of \"none\", \"ns2\""),
-        )
-    })?;
+    let preset = parse(v)?;
     for f in fields(preset) {
         let (table, key) = f.path.split_once('.').expect("a preset field is table.key");
         let mss = doc
@@ -164,14 +182,7 @@ pub fn apply(doc: &mut Table) -> Result<(), ScenarioError> {
         if t.contains_key(key) {
             continue;
         }
-        let value = match f.value {
-            Float(x) => Value::Float(x),
-            Int(i) => Value::Integer(i),
-            Bool(b) => Value::Boolean(b),
-            Str(s) => Value::String(s.to_string()),
-            Segments(n) => Value::Integer(n * mss.unwrap_or(1000)),
-        };
-        t.insert(key.to_string(), value);
+        t.insert(key.to_string(), f.value.to_toml(mss.unwrap_or(1000)));
     }
     Ok(())
 }

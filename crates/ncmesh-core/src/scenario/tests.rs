@@ -864,7 +864,7 @@ fn documented_example_parses() {
 }
 
 mod presets {
-    use super::super::preset::{fields, Preset, PresetValue, PRESETS};
+    use super::super::preset::{fields, Preset, PRESETS};
     use super::super::{parse_json, parse_toml, to_toml};
     use toml::Value;
 
@@ -884,14 +884,12 @@ mod presets {
             let s = parse_toml(&format!("preset = {name}\n{MINIMAL}")).unwrap();
             assert_eq!(s.preset, *preset);
             for f in *list {
-                let want = match f.value {
-                    PresetValue::Float(x) => Value::Float(x),
-                    PresetValue::Int(i) => Value::Integer(i),
-                    PresetValue::Bool(b) => Value::Boolean(b),
-                    PresetValue::Str(s) => Value::String(s.into()),
-                    PresetValue::Segments(n) => Value::Integer(n * 1000),
-                };
-                assert_eq!(field(&s, f.path), want, "{name}: {}", f.path);
+                assert_eq!(
+                    field(&s, f.path),
+                    f.value.to_toml(1000),
+                    "{name}: {}",
+                    f.path
+                );
             }
             // Nothing else moves: the fields it does not list keep ncmesh's defaults.
             let plain = parse_toml(MINIMAL).unwrap();

@@ -39,12 +39,17 @@ impl Sim {
 
     /// A packet a coding layer of `n` made: a fresh uid, this time, a full TTL.
     pub(super) fn coding_originate(&mut self, n: u32, mut p: Packet) {
+        self.stamp(&mut p);
+        self.nodes[n as usize].ledger.originated += 1;
+        self.net_route(n, p);
+    }
+
+    /// A packet originated now: a fresh uid, this time, a full TTL.
+    fn stamp(&mut self, p: &mut Packet) {
         self.next_uid += 1;
         p.uid = self.next_uid;
         p.created = self.now;
         p.ttl = self.scenario.routing.ttl;
-        self.nodes[n as usize].ledger.originated += 1;
-        self.net_route(n, p);
     }
 
     /// Delivers `p` at `n`, or passes it to the coding layer towards its next hops, or
@@ -90,18 +95,18 @@ impl Sim {
         while self.flows[f as usize].ep.pending() > outer {
             match self.flows[f as usize].ep.poll_output(now) {
                 Some(EndpointOutput::Transmit(t)) => {
-                    self.next_uid += 1;
-                    let p = Packet {
-                        uid: self.next_uid,
+                    let mut p = Packet {
+                        uid: 0,
                         flow: f,
                         src: t.from,
                         dst: t.to,
-                        ttl: self.scenario.routing.ttl,
+                        ttl: 0,
                         ip_bytes: IP_HEADER_BYTES + t.l4_bytes,
-                        created: now,
+                        created: 0,
                         l4: t.l4,
                         payload: t.payload,
                     };
+                    self.stamp(&mut p);
                     self.net_originate(t.from, p);
                 }
                 Some(EndpointOutput::Schedule { at, timer }) => {

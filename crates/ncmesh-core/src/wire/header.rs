@@ -26,6 +26,12 @@ pub trait WireHeader: Any + Debug + Send + Sync {
 /// copy on the air) only counts a reference.
 pub type Header = Arc<dyn WireHeader>;
 
+/// `h` as the family's type `H`, if it is one (how a family reads its header back).
+pub fn downcast<H: WireHeader>(h: &dyn WireHeader) -> Option<&H> {
+    let any: &dyn Any = h;
+    any.downcast_ref::<H>()
+}
+
 /// The same header (the same shared object), or both absent.
 pub(crate) fn same_header(a: &Option<Header>, b: &Option<Header>) -> bool {
     match (a, b) {

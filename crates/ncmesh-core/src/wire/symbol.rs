@@ -2,7 +2,7 @@
 //! packets (intra-flow coding: Pipeline coding, TCP/NC, MORE, CoMP), and a layer's own
 //! messages (MORE's batch acknowledgement, CoMP's feedback), which route like any packet.
 
-use super::header::{same_header, Header, WireHeader};
+use super::header::{downcast, same_header, Header, WireHeader};
 use super::packet::{NodeId, Packet, IP_HEADER_BYTES, L4};
 use std::sync::Arc;
 
@@ -106,8 +106,7 @@ impl CodedSymbol {
 
     /// The family header, if it is one of type `H` (as `Body::header_as`).
     pub fn header_as<H: WireHeader>(&self) -> Option<&H> {
-        let h: &dyn std::any::Any = self.header.as_deref()?;
-        h.downcast_ref::<H>()
+        downcast(self.header.as_deref()?)
     }
 }
 
@@ -159,8 +158,7 @@ impl ControlMsg {
 
     /// The message's fields, if of type `H`.
     pub fn fields_as<H: WireHeader>(&self) -> Option<&H> {
-        let h: &dyn std::any::Any = &*self.fields;
-        h.downcast_ref::<H>()
+        downcast(&*self.fields)
     }
 }
 

@@ -164,8 +164,8 @@ impl Endpoint {
 
     /// A timer scheduled by an earlier output fired.
     pub fn handle_timeout(&mut self, now: Time, timer: FlowTimer) {
-        if let Some(i) = TCP_TIMERS.iter().position(|&t| t == timer) {
-            self.timers[i].fire(now);
+        if let Some(slot) = self.slot(timer) {
+            slot.fire(now);
         }
         match timer {
             FlowTimer::Start => {
@@ -407,8 +407,13 @@ impl Endpoint {
             FlowTimer::DelAck => self.rx.as_ref()?.delack_deadline()?,
             _ => unreachable!("only TCP's timers are armed"),
         };
+        self.slot(timer)?.arm(deadline, now)
+    }
+
+    /// The timer table's slot of a TCP timer.
+    fn slot(&mut self, timer: FlowTimer) -> Option<&mut TimerSlot> {
         let i = TCP_TIMERS.iter().position(|&t| t == timer)?;
-        self.timers[i].arm(deadline, now)
+        Some(&mut self.timers[i])
     }
 
     /// Counts a delivered packet whose bytes are not the source's (offset `offset` of
