@@ -131,6 +131,72 @@ pub fn at_least(field: &str, v: u32, min: u32, what: &str) -> R {
     }
 }
 
+/// A number a configuration value can be checked as: its value and its text in errors.
+pub trait Checked: Copy {
+    /// The value (exact for every integer a table holds).
+    fn value(self) -> f64;
+    /// As an error message shows it.
+    fn text(self) -> String;
+}
+
+impl Checked for f64 {
+    fn value(self) -> f64 {
+        self
+    }
+    fn text(self) -> String {
+        fnum(self)
+    }
+}
+
+macro_rules! checked_integers {
+    ($($t:ty),*) => {$(
+        impl Checked for $t {
+            fn value(self) -> f64 {
+                self as f64
+            }
+            fn text(self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+checked_integers!(u8, u16, u32, u64, usize);
+
+/// `v` in `interval`, written as the docs write it (`"(0, 1]"`, `"[1, 10]"`, `"[0, 1)"`):
+/// the error says "expected `what` in `interval`", so the check and its text are one.
+/// NaN is never within.
+pub fn within<T: Checked>(field: &str, v: T, what: &str, interval: &str) -> R {
+    let bound = |s: &str| -> f64 {
+        s.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("interval {interval:?}: bad bound {s:?}"))
+    };
+    let inner = &interval[1..interval.len() - 1];
+    let (lo, hi) = inner
+        .split_once(',')
+        .unwrap_or_else(|| panic!("interval {interval:?}: no comma"));
+    let (lo, hi, x) = (bound(lo), bound(hi), v.value());
+    let above = if interval.starts_with('(') {
+        x > lo
+    } else {
+        x >= lo
+    };
+    let below = if interval.ends_with(')') {
+        x < hi
+    } else {
+        x <= hi
+    };
+    if above && below {
+        Ok(())
+    } else {
+        Err(not_allowed(
+            field,
+            v.text(),
+            &format!("{what} in {interval}"),
+        ))
+    }
+}
+
 /// TOML float: shortest round-trip form; nan / inf spelled the TOML way.
 pub fn toml_float(v: f64) -> String {
     if v.is_nan() {
@@ -161,7 +227,6 @@ pub fn toml_string(v: &str) -> String {
     out
 }
 
-/// The serde name of a unit enum value ("802.11b", "range", ...).
 /// An enum value as its TOML string (its serde name, quoted).
 pub fn name<T: serde::Serialize>(v: &T) -> String {
     toml_string(
@@ -171,4 +236,28 @@ pub fn name<T: serde::Serialize>(v: &T) -> String {
             .unwrap_or_default()
             .as_str(),
     )
+}
+
+/// Every field of a configuration table as `key = value` (its canonical TOML text), in
+/// declaration order; a field that is `None` is left out. Each `[scheme.<family>]` table
+/// emits itself this way, so its text cannot miss a field or spell one differently.
+pub fn emit_fields<T: serde::Serialize>(table: &T, kv: &mut dyn FnMut(&str, String)) {
+    let fields = match toml::Value::try_from(table) {
+        Ok(toml::Value::Table(t)) => t,
+        other => unreachable!("a configuration table serialises to a TOML table: {other:?}"),
+    };
+    for (key, value) in fields {
+        kv(&key, toml_value(&value));
+    }
+}
+
+/// A scalar TOML value in the canonical form (floats shortest round-trip, strings escaped).
+fn toml_value(v: &toml::Value) -> String {
+    match v {
+        toml::Value::Float(x) => toml_float(*x),
+        toml::Value::String(s) => toml_string(s),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        other => unreachable!("configuration tables hold scalars only: {other}"),
+    }
 }

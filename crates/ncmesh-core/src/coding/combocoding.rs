@@ -4,7 +4,6 @@
 //! apart by direction, DATA held up to the timer T). This module holds the family's table;
 //! the composition is the `"combocoding"` row of the registry.
 
-use crate::check::toml_float;
 use crate::check::*;
 use serde::{Deserialize, Serialize};
 
@@ -28,10 +27,5 @@ impl ComboCfg {
     /// Checks every value; `at` is the table's path (`scheme.combocoding`).
     pub fn validate(&self, at: &str) -> R {
         non_negative(&format!("{at}.timer_s"), self.timer_s, "seconds")
-    }
-
-    /// The table as TOML lines (`key = value`), for the canonical scenario text.
-    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
-        kv("timer_s", toml_float(self.timer_s));
     }
 }

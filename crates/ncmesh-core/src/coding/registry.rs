@@ -110,7 +110,7 @@ macro_rules! families {
 
         /// Each family's table as `[scheme.<family>]` lines.
         fn emit_tables(k: &SchemeCfg, table: &mut dyn FnMut(&str, &dyn Fn(&mut KeyValueSink))) {
-            $(table(stringify!($field), &|kv| k.$field.emit(kv));)*
+            $(table(stringify!($field), &|kv| crate::check::emit_fields(&k.$field, kv));)*
         }
     };
 }
@@ -467,6 +467,177 @@ pub fn emit(k: &SchemeCfg, out: &mut String, string: fn(&str) -> String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One bad value per rule of every family's table, read from TOML as a user writes
+    /// it: the one-line error names the field, the value and what is allowed; the value
+    /// just inside each bound passes.
+    #[test]
+    fn each_family_table_refuses_bad_values_in_one_line() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "comp",
+                "loss_alpha = 0.0",
+                "0.0 is not allowed: expected a number in (0, 1]",
+            ),
+            (
+                "comp",
+                "max_redundancy = 0.5",
+                "0.5 is not allowed: expected a number in [1, 10]",
+            ),
+            (
+                "comp",
+                "headroom = 2.5",
+                "2.5 is not allowed: expected a number in [1, 2]",
+            ),
+            (
+                "comp",
+                "advert_timeout_s = nan",
+                "NaN is not allowed: expected a number of seconds in (0, 10]",
+            ),
+            (
+                "horizon",
+                "hold_s = -1.0",
+                "-1.0 is not allowed: expected a number of seconds in [0, 10]",
+            ),
+            (
+                "horizon",
+                "window_threshold = 1001",
+                "1001 is not allowed: expected a whole number of segments in [0, 1000]",
+            ),
+            (
+                "more",
+                "batch = 0",
+                "0 is not allowed: expected a whole number of packets in [1, 128]",
+            ),
+            (
+                "more",
+                "prune_share = 1.0",
+                "1.0 is not allowed: expected a share in [0, 1)",
+            ),
+            (
+                "more",
+                "fifo_tries = 17",
+                "17 is not allowed: expected a whole number of attempts in [1, 16]",
+            ),
+            (
+                "ncaqm",
+                "split_window = 0",
+                "0 is not allowed: expected an integer >= 1",
+            ),
+            (
+                "piggycode",
+                "configured_max_hops = 65",
+                "65 is not allowed: expected an integer in [1, 64]",
+            ),
+            (
+                "piggycode",
+                "configured_long_wait_3hop_s = -0.1",
+                "-0.1 is not allowed: expected a finite number >= 0 (seconds)",
+            ),
+            (
+                "piggycode",
+                "encoding_queue = 0",
+                "0 is not allowed: expected an integer in [1, 10000]",
+            ),
+            (
+                "pipeline",
+                "generation_size = 0",
+                "0 is not allowed: expected an integer in [1, 64]",
+            ),
+            (
+                "pipeline",
+                "forward_redundancy = 11.0",
+                "11.0 is not allowed: expected a number in [1, 10]",
+            ),
+            (
+                "pipeline",
+                "give_up_s = 0.0",
+                "0.0 is not allowed: expected a finite number > 0 (seconds)",
+            ),
+            (
+                "pipeline",
+                "report_lag = 5",
+                "5 is not allowed: expected an integer in [1, 4]",
+            ),
+            (
+                "tcpnc",
+                "min_redundancy = 6.0",
+                "6.0 is not allowed: expected at most scheme.tcpnc.max_redundancy (5.0)",
+            ),
+            (
+                "tcpnc",
+                "loss_alpha = 1.5",
+                "1.5 is not allowed: expected a number in (0, 1]",
+            ),
+            (
+                "xor",
+                "max_code = 1",
+                "1 is not allowed: expected 0 (no limit) or an integer >= 2",
+            ),
+            (
+                "xor",
+                "threshold = 1.5",
+                "1.5 is not allowed: expected a probability in [0, 1]",
+            ),
+            (
+                "combocoding",
+                "timer_s = -1.0",
+                "-1.0 is not allowed: expected a finite number >= 0 (seconds)",
+            ),
+        ];
+        let read = |family: &str, line: &str| -> SchemeCfg {
+            toml::from_str(&format!("[{family}]\n{line}\n")).expect(line)
+        };
+        for (family, line, message) in cases {
+            let e = validate_tables(&read(family, line)).unwrap_err();
+            let key = line.split(" = ").next().unwrap();
+            assert_eq!(e.field, format!("scheme.{family}.{key}"), "{line}");
+            assert_eq!(e.message, *message, "{family}.{line}");
+        }
+        for (family, line) in [
+            ("comp", "loss_alpha = 1.0"),
+            ("more", "prune_share = 0.0"),
+            ("horizon", "window_threshold = 1000"),
+            ("pipeline", "report_lag = 4"),
+            ("pipeline", "report_lag = 1"),
+            ("tcpnc", "min_redundancy = 5.0"),
+        ] {
+            assert!(
+                validate_tables(&read(family, line)).is_ok(),
+                "{family}.{line}"
+            );
+        }
+        assert!(validate_tables(&SchemeCfg::default()).is_ok());
+    }
+
+    /// Each table's canonical text is every field in declaration order (`None` left out),
+    /// and it reads back to the same table.
+    #[test]
+    fn each_family_table_emits_every_field_in_order_and_reads_back() {
+        let mut k = SchemeCfg::default();
+        k.pipeline.forward_redundancy = Some(2.5);
+        k.comp.loss_alpha = 1e-10;
+        let mut text = String::new();
+        emit(&k, &mut text, crate::check::toml_string);
+        let comp = text.split("[scheme.comp]\n").nth(1).unwrap();
+        let keys: Vec<&str> = comp
+            .lines()
+            .take(3)
+            .map(|l| l.split(" = ").next().unwrap())
+            .collect();
+        assert_eq!(keys, ["loss", "loss_alpha", "max_redundancy"]);
+        assert!(comp.contains("loss_alpha = 1e-10\n"), "{comp}");
+        assert!(text.contains("forward_redundancy = 2.5\n"));
+        let without = text.replace("forward_redundancy = 2.5\n", "");
+        assert!(!without.contains("forward_redundancy"), "None is left out");
+        let tables: String = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("name") && !l.starts_with("intra"))
+            .map(|l| l.replace("[scheme.", "[") + "\n")
+            .collect();
+        let back: SchemeCfg = toml::from_str(&tables).unwrap();
+        assert_eq!(back, k);
+    }
 
     #[test]
     fn every_family_a_scheme_reads_is_registered() {

@@ -2,7 +2,6 @@
 //! the paper leaves out are in docs/assumptions.md ("CoMP").
 
 use crate::check::*;
-use crate::check::{name, toml_float};
 use crate::engine::{secs, Time};
 use serde::{Deserialize, Serialize};
 
@@ -113,35 +112,16 @@ impl CompCfg {
     /// Checks every value; `at` is the table's path (`scheme.comp`).
     pub fn validate(&self, at: &str) -> R {
         let f = |k: &str| format!("{at}.{k}");
-        if !(self.loss_alpha > 0.0 && self.loss_alpha <= 1.0) {
-            return Err(not_allowed(
-                &f("loss_alpha"),
-                fnum(self.loss_alpha),
-                "a number in (0, 1]",
-            ));
-        }
-        if !(1.0..=10.0).contains(&self.max_redundancy) {
-            return Err(not_allowed(
-                &f("max_redundancy"),
-                fnum(self.max_redundancy),
-                "a number in [1, 10]",
-            ));
-        }
-        if !(1.0..=2.0).contains(&self.headroom) {
-            return Err(not_allowed(
-                &f("headroom"),
-                fnum(self.headroom),
-                "a number in [1, 2]",
-            ));
-        }
-        if !(self.advert_timeout_s > 0.0 && self.advert_timeout_s <= 10.0) {
-            return Err(not_allowed(
-                &f("advert_timeout_s"),
-                fnum(self.advert_timeout_s),
-                "a number of seconds in (0, 10]",
-            ));
-        }
-        Ok(())
+        within(&f("loss_alpha"), self.loss_alpha, "a number", "(0, 1]")?;
+        within(
+            &f("max_redundancy"),
+            self.max_redundancy,
+            "a number",
+            "[1, 10]",
+        )?;
+        within(&f("headroom"), self.headroom, "a number", "[1, 2]")?;
+        let s = "a number of seconds";
+        within(&f("advert_timeout_s"), self.advert_timeout_s, s, "(0, 10]")
     }
 
     /// The parameters, with the destination's initial window `rcv_window`.
@@ -152,53 +132,11 @@ impl CompCfg {
             rcv_window,
         }
     }
-
-    /// The table as TOML lines (`key = value`), for the canonical scenario text.
-    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
-        kv("loss", name(&self.loss));
-        kv("loss_alpha", toml_float(self.loss_alpha));
-        kv("max_redundancy", toml_float(self.max_redundancy));
-        kv("headroom", toml_float(self.headroom));
-        kv("loss_credits", self.loss_credits.to_string());
-        kv("blocked_repair", self.blocked_repair.to_string());
-        kv("overhear", self.overhear.to_string());
-        kv("keep_credit", self.keep_credit.to_string());
-        kv("advert_timeout_s", toml_float(self.advert_timeout_s));
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bad_values_are_one_line_naming_the_field() {
-        let at = "scheme.comp";
-        assert!(CompCfg::default().validate(at).is_ok());
-        let d = CompCfg::default;
-        let e = CompCfg {
-            loss_alpha: 0.0,
-            ..d()
-        }
-        .validate(at)
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.comp.loss_alpha");
-        assert_eq!(e.message, "0.0 is not allowed: expected a number in (0, 1]");
-        let e = CompCfg {
-            max_redundancy: 0.5,
-            ..d()
-        }
-        .validate(at)
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.comp.max_redundancy");
-        let e = CompCfg {
-            advert_timeout_s: f64::NAN,
-            ..d()
-        }
-        .validate(at)
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.comp.advert_timeout_s");
-    }
 
     #[test]
     fn the_rate_compensates_the_node_loss_within_its_cap() {

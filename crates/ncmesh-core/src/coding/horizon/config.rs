@@ -2,7 +2,6 @@
 //! multipath baseline (Gheorghiu et al., CoMP). Values the papers leave out are in
 //! docs/assumptions.md ("Horizon").
 
-use crate::check::toml_float;
 use crate::check::*;
 use crate::engine::{secs, Time};
 use serde::{Deserialize, Serialize};
@@ -52,28 +51,16 @@ impl HorizonCfg {
     /// Checks every value; `at` is the table's path (`scheme.horizon`).
     pub fn validate(&self, at: &str) -> R {
         let f = |k: &str| format!("{at}.{k}");
-        if !(0.0..=10.0).contains(&self.hold_s) {
-            return Err(not_allowed(
-                &f("hold_s"),
-                fnum(self.hold_s),
-                "a number of seconds in [0, 10]",
-            ));
-        }
-        if !(self.advert_timeout_s > 0.0 && self.advert_timeout_s <= 10.0) {
-            return Err(not_allowed(
-                &f("advert_timeout_s"),
-                fnum(self.advert_timeout_s),
-                "a number of seconds in (0, 10]",
-            ));
-        }
-        if self.window_threshold > 1000 {
-            return Err(not_allowed(
-                &f("window_threshold"),
-                self.window_threshold,
-                "a whole number of segments in [0, 1000]",
-            ));
-        }
-        Ok(())
+        let s = "a number of seconds";
+        within(&f("hold_s"), self.hold_s, s, "[0, 10]")?;
+        within(&f("advert_timeout_s"), self.advert_timeout_s, s, "(0, 10]")?;
+        let n = "a whole number of segments";
+        within(
+            &f("window_threshold"),
+            self.window_threshold,
+            n,
+            "[0, 1000]",
+        )
     }
 
     /// The parameters.
@@ -83,55 +70,5 @@ impl HorizonCfg {
             advert_timeout: secs(self.advert_timeout_s).max(1),
             window_threshold: self.window_threshold,
         }
-    }
-
-    /// The table as TOML lines (`key = value`), for the canonical scenario text.
-    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
-        kv("hold_s", toml_float(self.hold_s));
-        kv("advert_timeout_s", toml_float(self.advert_timeout_s));
-        kv("window_threshold", self.window_threshold.to_string());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bad_values_are_one_line_naming_the_field() {
-        let at = "scheme.horizon";
-        assert!(HorizonCfg::default().validate(at).is_ok());
-        let d = HorizonCfg::default;
-        let e = HorizonCfg {
-            hold_s: -1.0,
-            ..d()
-        }
-        .validate(at)
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.horizon.hold_s");
-        assert_eq!(
-            e.message,
-            "-1.0 is not allowed: expected a number of seconds in [0, 10]"
-        );
-        let e = HorizonCfg {
-            advert_timeout_s: 0.0,
-            ..d()
-        }
-        .validate(at)
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.horizon.advert_timeout_s");
-        let e = HorizonCfg {
-            window_threshold: 5000,
-            ..d()
-        }
-        .validate(at)
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.horizon.window_threshold");
-        assert!(HorizonCfg {
-            hold_s: f64::NAN,
-            ..d()
-        }
-        .validate(at)
-        .is_err());
     }
 }

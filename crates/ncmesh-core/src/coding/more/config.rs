@@ -2,7 +2,6 @@
 //! al.'s CoMP evaluation runs it. Values the papers leave out are in docs/assumptions.md
 //! ("MORE").
 
-use crate::check::toml_float;
 use crate::check::*;
 use crate::engine::{secs, Time};
 use serde::{Deserialize, Serialize};
@@ -69,42 +68,18 @@ impl MoreCfg {
     /// Checks every value; `at` is the table's path (`scheme.more`).
     pub fn validate(&self, at: &str) -> R {
         let f = |k: &str| format!("{at}.{k}");
-        if !(1..=128).contains(&self.batch) {
-            return Err(not_allowed(
-                &f("batch"),
-                self.batch,
-                "a whole number of packets in [1, 128]",
-            ));
-        }
-        if !(self.prune_share >= 0.0 && self.prune_share < 1.0) {
-            return Err(not_allowed(
-                &f("prune_share"),
-                fnum(self.prune_share),
-                "a share in [0, 1)",
-            ));
-        }
-        if !(self.batch_wait_s > 0.0 && self.batch_wait_s <= 10.0) {
-            return Err(not_allowed(
-                &f("batch_wait_s"),
-                fnum(self.batch_wait_s),
-                "a number of seconds in (0, 10]",
-            ));
-        }
-        if !(self.loss_alpha > 0.0 && self.loss_alpha <= 1.0) {
-            return Err(not_allowed(
-                &f("loss_alpha"),
-                fnum(self.loss_alpha),
-                "a weight in (0, 1]",
-            ));
-        }
-        if !(1..=16).contains(&self.fifo_tries) {
-            return Err(not_allowed(
-                &f("fifo_tries"),
-                self.fifo_tries,
-                "a whole number of attempts in [1, 16]",
-            ));
-        }
-        Ok(())
+        within(
+            &f("batch"),
+            self.batch,
+            "a whole number of packets",
+            "[1, 128]",
+        )?;
+        within(&f("prune_share"), self.prune_share, "a share", "[0, 1)")?;
+        let s = "a number of seconds";
+        within(&f("batch_wait_s"), self.batch_wait_s, s, "(0, 10]")?;
+        within(&f("loss_alpha"), self.loss_alpha, "a weight", "(0, 1]")?;
+        let n = "a whole number of attempts";
+        within(&f("fifo_tries"), self.fifo_tries, n, "[1, 16]")
     }
 
     /// The parameters.
@@ -115,72 +90,5 @@ impl MoreCfg {
             batch: self.batch as usize,
             batch_wait: secs(self.batch_wait_s).max(1),
         }
-    }
-
-    /// The table as TOML lines (`key = value`), for the canonical scenario text.
-    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
-        kv("batch", self.batch.to_string());
-        kv("prune_share", toml_float(self.prune_share));
-        kv("batch_wait_s", toml_float(self.batch_wait_s));
-        kv("loss_alpha", toml_float(self.loss_alpha));
-        kv("fifo_tries", self.fifo_tries.to_string());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bad_values_are_one_line_naming_the_field() {
-        let at = "scheme.more";
-        assert!(MoreCfg::default().validate(at).is_ok());
-        let d = MoreCfg::default;
-        let e = MoreCfg { batch: 0, ..d() }.validate(at).unwrap_err();
-        assert_eq!(e.field, "scheme.more.batch");
-        assert_eq!(
-            e.message,
-            "0 is not allowed: expected a whole number of packets in [1, 128]"
-        );
-        let e = MoreCfg { batch: 129, ..d() }.validate(at).unwrap_err();
-        assert_eq!(e.field, "scheme.more.batch");
-        let e = MoreCfg {
-            prune_share: 1.0,
-            ..d()
-        }
-        .validate(at)
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.more.prune_share");
-        assert_eq!(e.message, "1.0 is not allowed: expected a share in [0, 1)");
-        let e = MoreCfg {
-            batch_wait_s: 0.0,
-            ..d()
-        }
-        .validate(at)
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.more.batch_wait_s");
-        assert_eq!(
-            e.message,
-            "0.0 is not allowed: expected a number of seconds in (0, 10]"
-        );
-        let e = MoreCfg {
-            loss_alpha: f64::NAN,
-            ..d()
-        }
-        .validate(at)
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.more.loss_alpha");
-        assert_eq!(e.message, "NaN is not allowed: expected a weight in (0, 1]");
-        let e = MoreCfg {
-            fifo_tries: 0,
-            ..d()
-        }
-        .validate(at)
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.more.fifo_tries");
-        assert_eq!(
-            e.message,
-            "0 is not allowed: expected a whole number of attempts in [1, 16]"
-        );
     }
 }

@@ -2,7 +2,6 @@
 //! §V-A; the values its text copy lost are in docs/assumptions.md).
 
 use super::NcaqmParams;
-use crate::check::toml_float;
 use crate::check::*;
 use crate::engine::{secs, Time};
 use serde::{Deserialize, Serialize};
@@ -51,11 +50,5 @@ impl NcaqmCfg {
             },
             secs(self.recode_interval_s),
         )
-    }
-
-    /// The table as TOML lines (`key = value`), for the canonical scenario text.
-    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
-        kv("recode_interval_s", toml_float(self.recode_interval_s));
-        kv("split_window", self.split_window.to_string());
     }
 }

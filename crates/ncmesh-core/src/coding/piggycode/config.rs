@@ -2,7 +2,6 @@
 //! insertion and wait-time configuration of Takimoto et al. Values the papers leave out
 //! are in docs/assumptions.md ("DATA/ACK coding").
 
-use crate::check::toml_float;
 use crate::check::*;
 use crate::engine::{secs, Time};
 use serde::{Deserialize, Serialize};
@@ -163,35 +162,27 @@ impl PiggyCfg {
     pub fn validate(&self, at: &str) -> R {
         let f = |k: &str| format!("{at}.{k}");
         non_negative(&f("wait_s"), self.wait_s, "seconds; 0 = plain PiggyCode")?;
-        if !(1..=64).contains(&self.configured_max_hops) {
-            return Err(not_allowed(
-                &f("configured_max_hops"),
-                self.configured_max_hops,
-                "an integer in [1, 64]",
-            ));
+        let hops = self.configured_max_hops;
+        within(&f("configured_max_hops"), hops, "an integer", "[1, 64]")?;
+        for (k, v) in [
+            ("configured_short_wait_s", self.configured_short_wait_s),
+            (
+                "configured_long_wait_2hop_s",
+                self.configured_long_wait_2hop_s,
+            ),
+            (
+                "configured_long_wait_3hop_s",
+                self.configured_long_wait_3hop_s,
+            ),
+        ] {
+            non_negative(&f(k), v, "seconds")?;
         }
-        non_negative(
-            &f("configured_short_wait_s"),
-            self.configured_short_wait_s,
-            "seconds",
+        within(
+            &f("encoding_queue"),
+            self.encoding_queue,
+            "an integer",
+            "[1, 10000]",
         )?;
-        non_negative(
-            &f("configured_long_wait_2hop_s"),
-            self.configured_long_wait_2hop_s,
-            "seconds",
-        )?;
-        non_negative(
-            &f("configured_long_wait_3hop_s"),
-            self.configured_long_wait_3hop_s,
-            "seconds",
-        )?;
-        if !(1..=10000).contains(&self.encoding_queue) {
-            return Err(not_allowed(
-                &f("encoding_queue"),
-                self.encoding_queue,
-                "an integer in [1, 10000]",
-            ));
-        }
         positive(&f("buffer_s"), self.buffer_s, "seconds")?;
         positive(&f("decode_poll_s"), self.decode_poll_s, "seconds")?;
         positive(&f("decode_max_wait_s"), self.decode_max_wait_s, "seconds")
@@ -221,34 +212,6 @@ impl PiggyCfg {
             placement: self.placement,
             data_sources: None,
         }
-    }
-
-    /// The table as TOML lines (`key = value`), for the canonical scenario text.
-    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
-        kv("wait_s", toml_float(self.wait_s));
-        kv("configured", self.configured.to_string());
-        kv("configured_max_hops", self.configured_max_hops.to_string());
-        kv(
-            "configured_queue_threshold",
-            self.configured_queue_threshold.to_string(),
-        );
-        kv(
-            "configured_short_wait_s",
-            toml_float(self.configured_short_wait_s),
-        );
-        kv(
-            "configured_long_wait_2hop_s",
-            toml_float(self.configured_long_wait_2hop_s),
-        );
-        kv(
-            "configured_long_wait_3hop_s",
-            toml_float(self.configured_long_wait_3hop_s),
-        );
-        kv("encoding_queue", self.encoding_queue.to_string());
-        kv("buffer_s", toml_float(self.buffer_s));
-        kv("decode_poll_s", toml_float(self.decode_poll_s));
-        kv("decode_max_wait_s", toml_float(self.decode_max_wait_s));
-        kv("placement", crate::check::name(&self.placement));
     }
 }
 
@@ -284,23 +247,5 @@ mod tests {
     fn plain_piggycode_never_waits() {
         let p = PiggyCfg::default().params(false);
         assert_eq!(p.wait, WaitRule::Fixed(0));
-    }
-
-    #[test]
-    fn bad_values_name_the_field() {
-        let bad = PiggyCfg {
-            wait_s: -1.0,
-            ..PiggyCfg::default()
-        };
-        let e = bad.validate("scheme.piggycode").unwrap_err();
-        assert_eq!(e.field, "scheme.piggycode.wait_s");
-        let bad = PiggyCfg {
-            encoding_queue: 0,
-            ..PiggyCfg::default()
-        };
-        assert_eq!(
-            bad.validate("scheme.piggycode").unwrap_err().field,
-            "scheme.piggycode.encoding_queue"
-        );
     }
 }

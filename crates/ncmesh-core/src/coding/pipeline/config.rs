@@ -1,7 +1,6 @@
 //! The `[scheme.pipeline]` table: Pipeline coding (Chen et al., "Intra-flow coding",
 //! Eq. 1-2). Values the paper leaves out are in docs/assumptions.md ("Pipeline coding").
 
-use crate::check::toml_float;
 use crate::check::*;
 use crate::engine::{secs, Time};
 use serde::{Deserialize, Serialize};
@@ -108,55 +107,31 @@ impl PipelineCfg {
     /// Checks every value; `at` is the table's path (`scheme.pipeline`).
     pub fn validate(&self, at: &str) -> R {
         let f = |k: &str| format!("{at}.{k}");
-        if !(1..=64).contains(&self.generation_size) {
-            return Err(not_allowed(
-                &f("generation_size"),
-                self.generation_size,
-                "an integer in [1, 64]",
-            ));
-        }
-        for (k, v) in [
-            ("redundancy", self.redundancy),
-            (
-                "forward_redundancy",
-                self.forward_redundancy.unwrap_or(self.redundancy),
-            ),
-        ] {
-            if !(1.0..=10.0).contains(&v) {
-                return Err(not_allowed(&f(k), v, "a number in [1, 10]"));
-            }
-        }
+        let forward = self.forward_redundancy.unwrap_or(self.redundancy);
+        within(
+            &f("generation_size"),
+            self.generation_size,
+            "an integer",
+            "[1, 64]",
+        )?;
+        within(&f("redundancy"), self.redundancy, "a number", "[1, 10]")?;
+        within(&f("forward_redundancy"), forward, "a number", "[1, 10]")?;
         positive(&f("give_up_s"), self.give_up_s, "seconds")?;
         positive(&f("close_idle_s"), self.close_idle_s, "seconds")?;
-        if !(1.0..=10.0).contains(&self.base_redundancy) {
-            return Err(not_allowed(
-                &f("base_redundancy"),
-                self.base_redundancy,
-                "a number in [1, 10]",
-            ));
-        }
-        if !(self.ewma_alpha > 0.0 && self.ewma_alpha <= 1.0) {
-            return Err(not_allowed(
-                &f("ewma_alpha"),
-                self.ewma_alpha,
-                "a number in (0, 1]",
-            ));
-        }
-        if !(1..=4).contains(&self.report_lag) {
-            return Err(not_allowed(
-                &f("report_lag"),
-                self.report_lag,
-                "an integer in [1, 4]",
-            ));
-        }
-        if !(1..=64).contains(&self.generations_kept) {
-            return Err(not_allowed(
-                &f("generations_kept"),
-                self.generations_kept,
-                "an integer in [1, 64]",
-            ));
-        }
-        Ok(())
+        within(
+            &f("base_redundancy"),
+            self.base_redundancy,
+            "a number",
+            "[1, 10]",
+        )?;
+        within(&f("ewma_alpha"), self.ewma_alpha, "a number", "(0, 1]")?;
+        within(&f("report_lag"), self.report_lag, "an integer", "[1, 4]")?;
+        within(
+            &f("generations_kept"),
+            self.generations_kept,
+            "an integer",
+            "[1, 64]",
+        )
     }
 
     /// The parameters; `combo` for ComboCoding (ACKs coded, received combinations sent
@@ -177,74 +152,5 @@ impl PipelineCfg {
                 report_lag: self.report_lag,
             }),
         }
-    }
-
-    /// The table as TOML lines (`key = value`), for the canonical scenario text.
-    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
-        kv("generation_size", self.generation_size.to_string());
-        kv("redundancy", toml_float(self.redundancy));
-        if let Some(v) = self.forward_redundancy {
-            kv("forward_redundancy", toml_float(v));
-        }
-        kv("give_up_s", toml_float(self.give_up_s));
-        kv("code_acks", self.code_acks.to_string());
-        kv("generations_kept", self.generations_kept.to_string());
-        kv("close_idle_s", toml_float(self.close_idle_s));
-        kv("adaptive", self.adaptive.to_string());
-        kv("base_redundancy", toml_float(self.base_redundancy));
-        kv("ewma_alpha", toml_float(self.ewma_alpha));
-        kv("report_lag", self.report_lag.to_string());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bad_values_name_the_field() {
-        let e = PipelineCfg {
-            generation_size: 0,
-            ..PipelineCfg::default()
-        }
-        .validate("scheme.pipeline")
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.pipeline.generation_size");
-        let e = PipelineCfg {
-            redundancy: 0.5,
-            ..PipelineCfg::default()
-        }
-        .validate("scheme.pipeline")
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.pipeline.redundancy");
-        let e = PipelineCfg {
-            give_up_s: 0.0,
-            ..PipelineCfg::default()
-        }
-        .validate("scheme.pipeline")
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.pipeline.give_up_s");
-        let e = PipelineCfg {
-            report_lag: 0,
-            ..PipelineCfg::default()
-        }
-        .validate("scheme.pipeline")
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.pipeline.report_lag");
-        for lag in [1, 4] {
-            let ok = PipelineCfg {
-                report_lag: lag,
-                ..PipelineCfg::default()
-            };
-            assert!(ok.validate("scheme.pipeline").is_ok());
-        }
-        let e = PipelineCfg {
-            report_lag: 5,
-            ..PipelineCfg::default()
-        }
-        .validate("scheme.pipeline")
-        .unwrap_err();
-        assert_eq!(e.field, "scheme.pipeline.report_lag");
-        assert!(PipelineCfg::default().validate("scheme.pipeline").is_ok());
     }
 }

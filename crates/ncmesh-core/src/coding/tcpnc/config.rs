@@ -3,7 +3,6 @@
 //! Values the papers leave out are in docs/assumptions.md ("TCP/NC").
 
 use crate::check::*;
-use crate::check::{name, toml_float};
 use serde::{Deserialize, Serialize};
 
 /// The finite field of the coefficients.
@@ -98,40 +97,33 @@ impl TcpNcCfg {
     /// Checks every value; `at` is the table's path (`scheme.tcpnc`).
     pub fn validate(&self, at: &str) -> R {
         let f = |k: &str| format!("{at}.{k}");
-        for (k, v) in [
-            ("redundancy", self.redundancy),
-            ("min_redundancy", self.min_redundancy),
-            ("max_redundancy", self.max_redundancy),
-        ] {
-            if !(1.0..=10.0).contains(&v) {
-                return Err(not_allowed(&f(k), v, "a number in [1, 10]"));
-            }
-        }
+        within(&f("redundancy"), self.redundancy, "a number", "[1, 10]")?;
+        within(
+            &f("min_redundancy"),
+            self.min_redundancy,
+            "a number",
+            "[1, 10]",
+        )?;
+        within(
+            &f("max_redundancy"),
+            self.max_redundancy,
+            "a number",
+            "[1, 10]",
+        )?;
         if self.min_redundancy > self.max_redundancy {
+            let most = format!(
+                "at most {} ({})",
+                f("max_redundancy"),
+                fnum(self.max_redundancy)
+            );
             return Err(not_allowed(
                 &f("min_redundancy"),
-                self.min_redundancy,
-                &format!(
-                    "at most scheme.tcpnc.max_redundancy ({})",
-                    fnum(self.max_redundancy)
-                ),
+                fnum(self.min_redundancy),
+                &most,
             ));
         }
-        if !(1.0..=2.0).contains(&self.headroom) {
-            return Err(not_allowed(
-                &f("headroom"),
-                self.headroom,
-                "a number in [1, 2]",
-            ));
-        }
-        if !(self.loss_alpha > 0.0 && self.loss_alpha <= 1.0) {
-            return Err(not_allowed(
-                &f("loss_alpha"),
-                self.loss_alpha,
-                "a number in (0, 1]",
-            ));
-        }
-        Ok(())
+        within(&f("headroom"), self.headroom, "a number", "[1, 2]")?;
+        within(&f("loss_alpha"), self.loss_alpha, "a number", "(0, 1]")
     }
 
     /// The parameters; `rcv_window` is the scenario's TCP receive buffer.
@@ -141,60 +133,11 @@ impl TcpNcCfg {
             rcv_window,
         }
     }
-
-    /// The table as TOML lines (`key = value`), for the canonical scenario text.
-    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
-        kv("field", name(&self.field));
-        kv("adaptive", self.adaptive.to_string());
-        kv("redundancy", toml_float(self.redundancy));
-        kv("min_redundancy", toml_float(self.min_redundancy));
-        kv("max_redundancy", toml_float(self.max_redundancy));
-        kv("headroom", toml_float(self.headroom));
-        kv("loss_alpha", toml_float(self.loss_alpha));
-        kv("blocked_repair", self.blocked_repair.to_string());
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bad_values_name_the_field() {
-        let at = "scheme.tcpnc";
-        let bad = |c: TcpNcCfg| c.validate(at).unwrap_err().field;
-        assert!(TcpNcCfg::default().validate(at).is_ok());
-        let d = TcpNcCfg::default;
-        assert_eq!(
-            bad(TcpNcCfg {
-                redundancy: 0.9,
-                ..d()
-            }),
-            "scheme.tcpnc.redundancy"
-        );
-        assert_eq!(
-            bad(TcpNcCfg {
-                min_redundancy: 3.0,
-                max_redundancy: 2.0,
-                ..d()
-            }),
-            "scheme.tcpnc.min_redundancy"
-        );
-        assert_eq!(
-            bad(TcpNcCfg {
-                headroom: 0.9,
-                ..d()
-            }),
-            "scheme.tcpnc.headroom"
-        );
-        assert_eq!(
-            bad(TcpNcCfg {
-                loss_alpha: 0.0,
-                ..d()
-            }),
-            "scheme.tcpnc.loss_alpha"
-        );
-    }
 
     #[test]
     fn the_redundancy_rule_follows_the_loss_within_its_bounds() {

@@ -5,7 +5,6 @@
 use super::timing::Timing;
 use super::XorParams;
 use crate::check::*;
-use crate::check::{name, toml_float};
 use crate::engine::secs;
 use serde::{Deserialize, Serialize};
 
@@ -115,19 +114,11 @@ impl XorCfg {
             self.ordering_timeout_s,
             "seconds; 0 = no ordering agent",
         )?;
-        if self.max_retransmissions > 100 {
-            return Err(not_allowed(
-                &f("max_retransmissions"),
-                self.max_retransmissions,
-                "an integer in [0, 100]",
-            ));
-        }
+        let retx = self.max_retransmissions;
+        within(&f("max_retransmissions"), retx, "an integer", "[0, 100]")?;
         if self.max_code == 1 {
-            return Err(not_allowed(
-                &f("max_code"),
-                self.max_code,
-                "0 (no limit) or an integer >= 2",
-            ));
+            let allowed = "0 (no limit) or an integer >= 2";
+            return Err(not_allowed(&f("max_code"), self.max_code, allowed));
         }
         Ok(())
     }
@@ -151,24 +142,6 @@ impl XorCfg {
             two_hop: self.two_hop || two_hop,
             ..XorParams::default()
         }
-    }
-
-    /// The table as TOML lines (`key = value`), for the canonical scenario text.
-    pub fn emit(&self, kv: &mut dyn FnMut(&str, String)) {
-        kv("encode_once", self.encode_once.to_string());
-        kv("pool_time_s", toml_float(self.pool_time_s));
-        kv("threshold", toml_float(self.threshold));
-        kv("guess", self.guess.to_string());
-        kv("control_delay_s", toml_float(self.control_delay_s));
-        kv("report_interval_s", toml_float(self.report_interval_s));
-        kv("ack_timeout_s", toml_float(self.ack_timeout_s));
-        kv("ack_timer", name(&self.ack_timer));
-        kv("ordering_timeout_s", toml_float(self.ordering_timeout_s));
-        kv("ordering_hold", name(&self.ordering_hold));
-        kv("timer_floor_s", toml_float(self.timer_floor_s));
-        kv("max_retransmissions", self.max_retransmissions.to_string());
-        kv("max_code", self.max_code.to_string());
-        kv("two_hop", self.two_hop.to_string());
     }
 }
 
