@@ -34,6 +34,16 @@ use std::collections::VecDeque;
 /// neighbour gone): the oldest are forgotten beyond this.
 pub const MAX_PENDING_IDS: usize = 1 << 14;
 
+/// Packets to send per packet so that one gets through a loss: `surplus` / (1 − loss),
+/// within [min, max] (max at a loss of 1): CoMP's rate per credit (§II-C) and TCP/NC's
+/// R set online from Alg. 1 (Gheorghiu et al. §III), with their own surplus and bounds.
+pub fn compensating_rate(loss: f64, surplus: f64, min: f64, max: f64) -> f64 {
+    if loss >= 1.0 {
+        return max;
+    }
+    (surplus / (1.0 - loss.max(0.0))).clamp(min, max)
+}
+
 /// One report's comparison (Alg. 1, lines 2-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LossSample {

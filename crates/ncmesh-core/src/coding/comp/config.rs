@@ -2,6 +2,7 @@
 //! the paper leaves out are in docs/assumptions.md ("CoMP").
 
 use crate::check::*;
+use crate::coding::loss_estimate::compensating_rate;
 use crate::engine::{secs, Time};
 use serde::{Deserialize, Serialize};
 
@@ -100,11 +101,8 @@ impl CompParams {
     /// neighbour misses a packet): 1 / (1 − loss), times `headroom` at a `source`, within
     /// [1, max_redundancy].
     pub fn rate_for(&self, node_loss: f64, source: bool) -> f64 {
-        if node_loss >= 1.0 {
-            return self.max_redundancy;
-        }
         let surplus = if source { self.headroom } else { 1.0 };
-        (surplus / (1.0 - node_loss.max(0.0))).clamp(1.0, self.max_redundancy)
+        compensating_rate(node_loss, surplus, 1.0, self.max_redundancy)
     }
 }
 

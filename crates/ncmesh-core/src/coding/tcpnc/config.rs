@@ -3,6 +3,7 @@
 //! Values the papers leave out are in docs/assumptions.md ("TCP/NC").
 
 use crate::check::*;
+use crate::coding::loss_estimate::compensating_rate;
 use serde::{Deserialize, Serialize};
 
 /// The finite field of the coefficients.
@@ -84,12 +85,8 @@ impl std::ops::Deref for TcpNcParams {
 impl TcpNcParams {
     /// R for an estimated loss (the rule of docs/assumptions.md, "TCP/NC").
     pub fn redundancy_for(&self, loss: f64) -> f64 {
-        let r = if loss >= 1.0 {
-            self.max_redundancy
-        } else {
-            self.headroom / (1.0 - loss.max(0.0))
-        };
-        r.clamp(self.min_redundancy, self.max_redundancy)
+        let (min, max) = (self.min_redundancy, self.max_redundancy);
+        compensating_rate(loss, self.headroom, min, max)
     }
 }
 
