@@ -23,10 +23,11 @@ use super::pipeline::{PipelineCfg, PipelineCoder, PipelineCounters};
 use super::rlnc::{Gf256, Gf65536};
 use super::tcpnc::{NcField, TcpNcCfg, TcpNcCoder, TcpNcCounters};
 use super::xor::fifo::FifoQueue;
+use super::xor::queue::OutputQueue;
 use super::xor::{XorCfg, XorCounters, XorScheme};
 use super::{CodingScheme, FlowCoder};
 use crate::check::R;
-use crate::engine::secs;
+use crate::engine::{secs, Time};
 use crate::scenario::{Scenario, ScenarioError};
 use serde::{Deserialize, Serialize};
 
@@ -136,6 +137,17 @@ families! {
     more: MoreCfg => MoreCounters::SPECS,
 }
 
+/// A node's XOR-family layer: COPE's machinery over `queue` (with BFLY's two-hop codes
+/// if `two_hop`), its queue's pass every `tick` (0: none).
+fn xor_layer(
+    s: &Scenario,
+    two_hop: bool,
+    queue: Box<dyn OutputQueue>,
+    tick: Time,
+) -> Box<dyn CodingScheme> {
+    Box::new(XorScheme::new(s.scheme.xor.params(two_hop), queue, tick))
+}
+
 /// One scheme: its name in `scheme.name`, what it is, and how a node's layer is made.
 pub struct SchemeEntry {
     /// The value of `scheme.name`.
@@ -228,13 +240,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         help: "COPE (Katti et al.): natives queued, XOR-coded at each transmission opportunity",
         families: &["xor"],
         compose: Compose::Any,
-        make: |s| {
-            Box::new(XorScheme::new(
-                s.scheme.xor.params(false),
-                Box::new(FifoQueue::new()),
-                0,
-            ))
-        },
+        make: |s| xor_layer(s, false, Box::new(FifoQueue::new()), 0),
     },
     SchemeEntry {
         name: "ncaqm",
@@ -243,11 +249,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         compose: Compose::Any,
         make: |s| {
             let (p, tick) = s.scheme.ncaqm.params();
-            Box::new(XorScheme::new(
-                s.scheme.xor.params(false),
-                Box::new(NcaqmQueue::new(&p)),
-                tick,
-            ))
+            xor_layer(s, false, Box::new(NcaqmQueue::new(&p)), tick)
         },
     },
     SchemeEntry {
@@ -255,13 +257,7 @@ pub const SCHEMES: &[SchemeEntry] = &[
         help: "BFLY (Omiwade et al.): COPE's queue with two-hop (butterfly) codes",
         families: &["xor"],
         compose: Compose::Any,
-        make: |s| {
-            Box::new(XorScheme::new(
-                s.scheme.xor.params(true),
-                Box::new(FifoQueue::new()),
-                0,
-            ))
-        },
+        make: |s| xor_layer(s, true, Box::new(FifoQueue::new()), 0),
     },
     SchemeEntry {
         name: "piggycode",

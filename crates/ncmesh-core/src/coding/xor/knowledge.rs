@@ -4,7 +4,7 @@
 use super::entry::{Knowledge, Native};
 use super::pool::{nb_key, ExpiringSet};
 use super::XorParams;
-use crate::coding::link_delivery;
+use crate::coding::{link_delivery, SchemeCx};
 use crate::engine::Time;
 use crate::net::NodeId;
 use crate::phy::loss::LossModel;
@@ -31,23 +31,20 @@ pub struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    /// The view of a node with parameters `p`, what its neighbours `reported` and
-    /// their report `horizon`s, at `now`.
+    /// The view of the node of `cx` with parameters `p`, what its neighbours `reported`
+    /// and their report `horizon`s, at `cx.now`.
     pub fn of(
         p: &XorParams,
         reported: &'a ExpiringSet,
         horizon: &'a [(NodeId, Time)],
-        now: Time,
-        me: NodeId,
-        channel: &'a Channel,
-        loss: &'a LossModel,
+        cx: &SchemeCx<'a>,
     ) -> View<'a> {
         View {
-            now,
-            me,
+            now: cx.now,
+            me: cx.node,
             reported,
-            channel,
-            loss,
+            channel: cx.channel,
+            loss: cx.loss,
             guess: p.guess,
             pool_time: p.pool_time,
             horizon,

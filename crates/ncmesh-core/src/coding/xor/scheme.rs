@@ -124,15 +124,7 @@ impl XorScheme {
         if n.bound == 0 {
             return false;
         }
-        let view = View::of(
-            &self.p,
-            &self.reported,
-            &self.horizon,
-            cx.now,
-            cx.node,
-            cx.channel,
-            cx.loss,
-        );
+        let view = View::of(&self.p, &self.reported, &self.horizon, cx);
         self.groups
             .others(n)
             .any(|o| view.knows_missing(n.next_hop, o))
@@ -144,15 +136,7 @@ impl XorScheme {
         cx: &mut SchemeCx,
         f: impl FnOnce(&mut dyn OutputQueue, &mut QueueCx) -> R,
     ) -> R {
-        let view = View::of(
-            &self.p,
-            &self.reported,
-            &self.horizon,
-            cx.now,
-            cx.node,
-            cx.channel,
-            cx.loss,
-        );
+        let view = View::of(&self.p, &self.reported, &self.horizon, cx);
         let mut qcx = QueueCx {
             now: cx.now,
             rng: cx.rng,
