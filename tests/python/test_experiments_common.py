@@ -194,3 +194,16 @@ def test_two_experiments_with_one_name_are_rejected(tmp_path, monkeypatch):
     finally:
         import sys
         sys.modules.pop("ncmesh.experiments.again", None)
+
+
+def test_a_ci_wider_than_the_mean_is_flagged_where_it_is_shown():
+    from ncmesh.experiments.common import WIDE_CI, fmt_ci, near
+
+    assert fmt_ci(12.34, 0.4) == "12.3 ± 0.4"
+    assert fmt_ci(2.0, 3.5, 1, "%", sign=True) == "+2.0 ± 3.5%" + WIDE_CI
+    assert fmt_ci(-2.0, 2.5, 0) == "-2 ± 2" + WIDE_CI
+    assert fmt_ci(0.0, 0.0) == "0.0 ± 0.0", "no spread, nothing to flag"
+    assert fmt_ci(5.0, float("nan")) == "5.0"
+    # ... and not used to decide: a paper value inside the wide CI but beyond the tolerance does not hold.
+    assert not near(2.0, 30.0, 20.0).holds
+    assert near(2.0, 1.0, 6.0).holds

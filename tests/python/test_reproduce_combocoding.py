@@ -179,3 +179,21 @@ def test_quick_summary_claims_and_figures(quick_run):
 
 def test_report_layout(quick_run):
     assert_reproduction_layout(quick_run[0], "table3")
+
+
+def test_conclusions_are_written_from_the_run_numbers(quick_run):
+    """Each class's conclusion comes from the run's numbers: change them and the lines change."""
+    import copy
+
+    out = quick_run[0]
+    s = json.loads((out / "summary.json").read_text())
+    before = {k: g.conclusion for k, g in cc._conclusions(s).items()}
+    assert all(before.values()), before
+    other = copy.deepcopy(s)
+    for hops in other["table3_mbps"]["adaptive"].values():
+        for w in hops:
+            hops[w] += 0.5
+    other["loss_3hops"]["overhead"]["none"]["0"] += 1.0
+    after = {k: g.conclusion for k, g in cc._conclusions(other).items()}
+    for name in before:
+        assert before[name] != after[name], name

@@ -119,3 +119,23 @@ def test_fig3_makes_copes_change_visible():
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def test_conclusions_are_written_from_the_run_numbers(quick_run):
+    """Each class's conclusion comes from the run's numbers: change them and every line changes."""
+    import copy
+
+    out, _ = quick_run
+    s = json.loads((out / "summary.json").read_text())
+    before = {k: g.conclusion for k, g in cope_tcp._conclusions(s).items()}
+    other = copy.deepcopy(s)
+    for v in cope_tcp.VARIANTS:
+        other["fig3_cope_gain_pct"][v]["2"] += 4.0
+        other["fig8_encode_once_gain_pct"][v]["gain_pct"] += 4.0
+    for e in other["x_cope_gain_pct"].values():
+        e["cope_gain_pct"] += 4.0
+    other["fig9_nc_aware_gain_pct"]["vs_ap_cope"] += 4.0
+    after = {k: g.conclusion for k, g in cope_tcp._conclusions(other).items()}
+    assert set(before) == set(after) and len(before) == 5
+    for name in before:
+        assert before[name] != after[name], name

@@ -172,3 +172,30 @@ def test_fig7_shows_the_papers_values_beside_ours():
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def test_conclusions_are_written_from_the_run_numbers(quick_run):
+    """The conclusion of each class of claims is written from the run's own numbers: two runs whose
+    numbers differ get different lines, and each line shows the numbers it rests on."""
+    import copy
+
+    out, _ = quick_run
+    s = json.loads((out / "summary.json").read_text())
+    before = {k: g.conclusion for k, g in ncaqm._conclusions(s).items()}
+    assert all(before.values()) and len(before) == 4
+    t1 = s["table1"]
+    assert f"{t1['grid']['cope_improvement_pct']:+.0f}%" in before[ncaqm.GAIN.name]
+    other = copy.deepcopy(s)
+    for topo in TOPOS:
+        other["table1"][topo]["cope_improvement_pct"] += 11.0
+        for b in map(str, ncaqm.BUFFERS):
+            other["fig5_buffer"][topo]["ncaqm"][b]["mean_kbps"] *= 1.5
+    for scheme in ("cope", "ncaqm"):
+        for c in other["fig7_capacity"]["x"][scheme].values():
+            c["improvement_pct"] -= 3.0
+    for e in other["fig9_butterfly"]["buffer"].values():
+        e["bfly_improvement_pct"] += 20.0
+    after = {k: g.conclusion for k, g in ncaqm._conclusions(other).items()}
+    for name in before:
+        assert before[name] != after[name], name
+    assert f"{other['table1']['grid']['cope_improvement_pct']:+.0f}%" in after[ncaqm.GAIN.name]

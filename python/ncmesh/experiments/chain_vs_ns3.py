@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .common import Analysis, FigureOut, TableOut, pct, seeds_for, seeds_text
+from .common import Analysis, FigureOut, TableOut, fmt_ci, pct, seeds_for, seeds_text
 
 NAME = "chain-vs-ns3"
 TITLE = "TCP goodput over an 802.11b chain, 1–8 hops: ncmesh vs ns-3 3.44"
@@ -115,8 +115,7 @@ def _table(results, ns3: dict) -> TableOut:
     display = pd.DataFrame({
         "hops": table["hops"],
         "ncmesh, kbit/s (mean ± 95% CI)": [
-            f"{m:.1f}" + (f" ± {c:.1f}" if math.isfinite(c) else "")
-            for m, c in zip(table["ncmesh_kbps"], table["ncmesh_ci95_kbps"])],
+            fmt_ci(m, c) for m, c in zip(table["ncmesh_kbps"], table["ncmesh_ci95_kbps"])],
         "seeds": table["n"],
         "ns-3 3.44, kbit/s (mean)": table["ns3_kbps"],
         "ns-3 min–max": [f"{lo:.1f} – {hi:.1f}" if math.isfinite(lo) else "-"

@@ -353,13 +353,21 @@ def experiment_problems(module) -> list[str]:
 
 # ---------------------------------------------------------------- shared formatting and sweeps
 
-def fmt_ci(mean: float, ci: float, digits: int = 1, unit: str = "") -> str:
-    """"12.3 ± 0.4" (the mean alone without a CI, "-" without a mean)."""
+# The mark of a value whose 95% CI is wider than the mean itself: the sign is not known, and
+# no claim is decided on that CI (near() falls back to the tolerance).
+WIDE_CI = " (wide CI)"
+
+
+def fmt_ci(mean: float, ci: float, digits: int = 1, unit: str = "", sign: bool = False) -> str:
+    """"12.3 ± 0.4" ("+12.3 ± 0.4" with `sign`; the mean alone without a CI, "-" without a
+    mean); marked WIDE_CI when the CI is wider than the mean (0 ± 0 is not marked)."""
     if mean is None or not math.isfinite(mean):
         return "-"
-    s = f"{mean:.{digits}f}"
+    s = f"{mean:+.{digits}f}" if sign else f"{mean:.{digits}f}"
     if ci is not None and math.isfinite(ci):
         s += f" ± {ci:.{digits}f}"
+        if ci > abs(mean):
+            return s + unit + WIDE_CI
     return s + unit
 
 

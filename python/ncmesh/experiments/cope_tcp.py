@@ -91,7 +91,7 @@ def _conclusions(summary: dict) -> dict[str, ClaimGroup]:
                  "flow's data with its own ACKs, as on the chain",
         ENCODE_ONCE.name: "Encode Once changes goodput by " + " / ".join(f"{eo[v]['gain_pct']:+.1f}%" for v in VARIANTS)
                           + " (NewReno / FeW / AP), against the paper's +5 / +4 / +2%",
-        NC_AWARE.name: f"NC-aware TCP-AP + COPE is {nca['vs_ap_cope']:+.1f} ± {nca['vs_ap_cope_ci95']:.1f}% over "
+        NC_AWARE.name: f"NC-aware TCP-AP + COPE is {fmt_ci(nca['vs_ap_cope'], nca['vs_ap_cope_ci95'], 1, '%', sign=True)} over "
                        f"TCP-AP + COPE and {nca['vs_ap_encode_once']:+.1f}% over Encode Once",
     }
     return {g.name: ClaimGroup(g.name, text[g.name], g.doc) for g in (CHAIN, X1, X2, ENCODE_ONCE, NC_AWARE)}
@@ -312,7 +312,7 @@ def _x(x1, x2, x1_200) -> Analysis:
     table = TableOut("x_cope_gain", "Figs. 5, 7: COPE's change of network goodput on X-I and X-II", pd.DataFrame(rows))
 
     def pm(key):
-        return f"{g[key]['cope_gain_pct']:+.1f}% ± {g[key]['ci95']:.1f}"
+        return fmt_ci(g[key]["cope_gain_pct"], g[key]["ci95"], 1, "%", sign=True)
 
     def change(key):
         return g[key]["cope_gain_pct"], g[key]["ci95"]
@@ -364,11 +364,12 @@ def _x1_enhancements(x1) -> Analysis:
                                          "vs_ap_encode_once": vs_eo, "vs_ap_encode_once_ci95": vs_eo_ci, "n": nn}
     claims = [
         Claim("Fig. 8: Encode Once improves on COPE by 5%, 4%, 2% (NewReno, FeW, AP)",
-              ", ".join(f"{VLABEL[v]} {eo[v]['gain_pct']:+.1f}% ± {eo[v]['ci95']:.1f}" for v in VARIANTS),
+              ", ".join(f"{VLABEL[v]} {fmt_ci(eo[v]['gain_pct'], eo[v]['ci95'], 1, '%', sign=True)}"
+                        for v in VARIANTS),
               all_of(gain(eo[v]["gain_pct"], eo[v]["ci95"]) for v in VARIANTS), ENCODE_ONCE),
-        Claim("Fig. 9: NC-aware TCP-AP + COPE ≈ +12% over TCP-AP + COPE", f"{nca:+.1f}% ± {nca_ci:.1f}",
+        Claim("Fig. 9: NC-aware TCP-AP + COPE ≈ +12% over TCP-AP + COPE", fmt_ci(nca, nca_ci, 1, "%", sign=True),
               gain(nca, nca_ci) & near(nca, nca_ci, PAPER_NCAWARE_GAIN_PCT.value), NC_AWARE, PAPER_NCAWARE_GAIN_PCT),
-        Claim("Fig. 9: NC-aware TCP-AP beats TCP-AP with Encode Once", f"{vs_eo:+.1f}% ± {vs_eo_ci:.1f}",
+        Claim("Fig. 9: NC-aware TCP-AP beats TCP-AP with Encode Once", fmt_ci(vs_eo, vs_eo_ci, 1, "%", sign=True),
               gain(vs_eo, vs_eo_ci), NC_AWARE),
     ]
     return Analysis(summary=summary, tables=[table], figures=[figure], claims=claims)

@@ -304,7 +304,7 @@ def _claim_checks(df, placement: str = "ordered") -> dict:
 
     def chg(series, h):
         m, ci, _ = ch(series, h)
-        return f"{m:+.1f}% ± {ci:.1f}" if math.isfinite(ci) else f"{m:+.1f}%"
+        return fmt_ci(m, ci, 1, "%", sign=True)
 
     def rtt(series, h, rs):
         return _mean(df, "rtt_ms", S(series), h, rs)
