@@ -51,6 +51,10 @@ const MOVED: &[(&str, &str)] = &[
     ("scheme.two_hop", "scheme.xor.two_hop"),
     ("scheme.recode_interval_s", "scheme.ncaqm.recode_interval_s"),
     ("scheme.split_window", "scheme.ncaqm.split_window"),
+    (
+        "scheme.piggycode.at_head",
+        "scheme.piggycode.placement (at_head = true was placement = \"stack\", false \"in-place\")",
+    ),
 ];
 
 /// How to name the table a path points at, for "unknown field ... in X" messages.

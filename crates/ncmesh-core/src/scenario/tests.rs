@@ -745,6 +745,11 @@ fn bad_cases() -> Vec<(String, &'static str, Vec<&'static str>)> {
             vec!["this field is now scheme.xor.two_hop"],
         ),
         (
+            with("[scheme.piggycode]\nat_head = true"),
+            "scheme.piggycode.at_head",
+            vec!["this field is now scheme.piggycode.placement", "placement = \"stack\""],
+        ),
+        (
             with("[scheme]\nname = \"xor\""),
             "scheme.name",
             vec!["\"xor\" is not a coding scheme", "none, cope, ncaqm, bfly"],
