@@ -9,15 +9,17 @@
 //! (RFC 6582) or, with `sack`, SACK-based (RFC 2018, RFC 6675); the RTO follows
 //! RFC 6298; window growth (RFC 5681) sits behind [`CongestionControl`] so other
 //! variants replace it: TCP-FeW ([`few`]), TCP-AP and network-coding-aware TCP
-//! ([`ap`], rate pacing), TCP Vegas ([`vegas`]).
+//! ([`ap`], rate pacing), TCP Vegas ([`vegas`]), CUBIC ([`cubic`], RFC 9438).
 //!
 //! One concept per file (the header is `wire::tcp`): [`config`], [`rtt`] (RFC 6298),
 //! [`congestion`] (the variant seam and RFC 5681 growth), [`few`], [`ap`], [`vegas`],
+//! [`cubic`],
 //! [`scoreboard`] (SACK scoreboard, RFC 6675 helpers), [`sender`], [`receiver`].
 
 pub mod ap;
 pub mod config;
 pub mod congestion;
+pub mod cubic;
 pub mod few;
 pub mod receiver;
 pub mod rtt;
@@ -32,6 +34,7 @@ pub use crate::wire::tcp::{SackBlock, TcpHeader, MAX_SACK_BLOCKS, TCP_HEADER_BYT
 pub use ap::{Ap, ApParams};
 pub use config::{TcpConfig, DEFAULT_PATH_HOPS};
 pub use congestion::{CcAlgorithm, CongestionControl, Reno, Window};
+pub use cubic::{Cubic, CubicParams};
 pub use few::Few;
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use rtt::RttEstimator;

@@ -215,6 +215,7 @@ impl TcpSender {
                 let r = now.saturating_sub(sent);
                 self.rtt.on_sample(r);
                 self.cc.on_rtt_sample(now, r);
+                self.cc.on_smoothed_rtt(self.rtt.srtt().unwrap_or(r));
                 self.stats.rtt_samples += 1;
                 self.stats.rtt_sum_s += to_secs(r);
             }
@@ -326,6 +327,7 @@ impl TcpSender {
     fn enter_fast_recovery(&mut self, now: Time) {
         self.recover = self.snd_max;
         let flight = self.snd_max - self.snd_una;
+        self.cc.on_loss(&self.win, now);
         self.win.ssthresh = self.cc.ssthresh_after_dupacks(&self.win, flight);
         // Artificial inflation by the segments that have left the network.
         self.win.cwnd = self.win.ssthresh + self.dupthresh as u64 * self.smss;
@@ -341,6 +343,7 @@ impl TcpSender {
         // (4.2) ssthresh = cwnd = FlightSize / 2 (with RFC 5681's floor; the variant's
         // rule for a loss found by duplicate ACKs).
         let flight = self.snd_max - self.snd_una;
+        self.cc.on_loss(&self.win, now);
         self.win.ssthresh = self.cc.ssthresh_after_dupacks(&self.win, flight);
         self.win.cwnd = self.win.ssthresh;
         // (4.3) retransmit the first segment; HighRxt and RescueRxt point past it.
@@ -380,8 +383,10 @@ impl TcpSender {
         // i.e. while still going back N after an earlier timeout.
         if !self.rto_recovery {
             let flight = self.snd_nxt - self.snd_una;
+            self.cc.on_loss(&self.win, now);
             self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight);
         }
+        self.cc.on_timeout();
         self.rto_recovery = true;
         // Loss window.
         self.win.cwnd = self.cc.loss_window(&self.win);
