@@ -14,13 +14,15 @@
 //! One concept per file (the header is `wire::tcp`): [`config`], [`rtt`] (RFC 6298),
 //! [`congestion`] (the variant seam and RFC 5681 growth), [`few`], [`ap`], [`vegas`],
 //! [`cubic`],
-//! [`scoreboard`] (SACK scoreboard, RFC 6675 helpers), [`sender`], [`receiver`].
+//! [`scoreboard`] (SACK scoreboard, RFC 6675 helpers), [`prr`] (RFC 6937),
+//! [`sender`], [`receiver`].
 
 pub mod ap;
 pub mod config;
 pub mod congestion;
 pub mod cubic;
 pub mod few;
+pub mod prr;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -36,6 +38,7 @@ pub use config::{TcpConfig, DEFAULT_PATH_HOPS};
 pub use congestion::{CcAlgorithm, CongestionControl, Reno, Window};
 pub use cubic::{Cubic, CubicParams};
 pub use few::Few;
+pub use prr::Prr;
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use rtt::RttEstimator;
 pub use scoreboard::Scoreboard;

@@ -17,6 +17,9 @@
 //!   timed at a time and timing is abandoned whenever anything is retransmitted
 //!   (Karn); timer start/restart/stop per section 5. A variant may turn the backoff
 //!   off ([`CongestionControl::rto_backoff`], TCP-AP).
+//! - RFC 6937 (`prr`): during either recovery, cwnd = pipe + sndcnt on every ACK
+//!   ([`Prr`], PRR-SSRB), and cwnd = ssthresh when recovery ends. Without SACK, pipe
+//!   and DeliveredData are estimated from duplicate ACKs (one SMSS each).
 //! - Paced variants ([`CongestionControl::pacing_release`]): no segment leaves before
 //!   the release time, except the fast retransmission and the first retransmission
 //!   after a timeout, which go at once (as in TCP-AP's ns-2 agent). Variants that ask
@@ -35,6 +38,7 @@
 
 use super::config::TcpConfig;
 use super::congestion::{CcAlgorithm, CongestionControl, Window};
+use super::prr::Prr;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use crate::engine::{to_secs, Time};
@@ -113,6 +117,13 @@ pub struct TcpSender {
     /// transmission not yet cumulatively acknowledged, as (end, sent at,
     /// retransmission?), in sending order.
     tx_log: Option<VecDeque<(u64, Time, bool)>>,
+    /// PRR (RFC 6937) is configured.
+    prr_enabled: bool,
+    /// PRR's state during a recovery, when configured.
+    prr: Option<Prr>,
+    /// NewReno under PRR: bytes the duplicate ACKs of this recovery say were
+    /// delivered that the cumulative ACK has not yet covered.
+    dup_delivered: u64,
     stats: TcpSenderStats,
 }
 
@@ -148,6 +159,9 @@ impl TcpSender {
             rescue_rxt: None,
             pace_exempt: false,
             tx_log,
+            prr_enabled: cfg.prr,
+            prr: None,
+            dup_delivered: 0,
             stats: TcpSenderStats::default(),
         }
     }
@@ -171,6 +185,7 @@ impl TcpSender {
             return;
         }
         self.rwnd = h.wnd as u64;
+        let (prior_una, prior_sacked) = (self.snd_una, self.scoreboard.sacked_bytes());
         let mut newly_sacked = false;
         if self.sack {
             // RFC 6675 section 5: Update() the scoreboard with every ACK.
@@ -199,6 +214,43 @@ impl TcpSender {
                 RecoveryState::Open => {}
             }
         }
+        if self.prr.is_some() {
+            self.prr_on_ack(prior_una, prior_sacked);
+        }
+    }
+
+    /// RFC 6937 §3, on every ACK during recovery: cwnd = pipe + sndcnt. With SACK,
+    /// DeliveredData = change in snd.una + change in SACKed bytes and pipe is RFC
+    /// 6675's. Without SACK (RFC 6937 §3's estimate) a duplicate ACK delivered one
+    /// SMSS and a cumulative ACK what it covers beyond the duplicates already counted;
+    /// pipe is the outstanding data less those duplicates, and cwnd is kept in
+    /// outstanding-data terms, as the NewReno window check reads it.
+    fn prr_on_ack(&mut self, prior_una: u64, prior_sacked: u64) {
+        let acked = self.snd_una - prior_una;
+        let outstanding = self.snd_max - self.snd_una;
+        let (delivered, pipe) = if self.sack {
+            let delivered = (acked + self.scoreboard.sacked_bytes()).saturating_sub(prior_sacked);
+            (delivered, self.pipe())
+        } else {
+            let delivered = if acked == 0 {
+                self.dup_delivered += self.smss;
+                self.smss
+            } else {
+                let d = acked.saturating_sub(self.dup_delivered);
+                self.dup_delivered = self.dup_delivered.saturating_sub(acked);
+                d
+            };
+            (delivered, outstanding.saturating_sub(self.dup_delivered))
+        };
+        let Some(prr) = self.prr.as_mut() else {
+            return;
+        };
+        let cwnd = prr.window(delivered, pipe, self.smss);
+        self.win.cwnd = if self.sack {
+            cwnd
+        } else {
+            cwnd + (outstanding - pipe)
+        };
     }
 
     fn on_new_ack(&mut self, now: Time, ack: u64, newly_sacked: bool) {
@@ -251,6 +303,7 @@ impl TcpSender {
                 // with cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS), no burst.
                 let flight = self.snd_max - self.snd_una;
                 self.win.cwnd = self.win.ssthresh.min(flight.max(self.smss) + self.smss);
+                self.prr_exit();
                 self.leave_recovery();
                 self.cc.on_recovery_exit(&mut self.win);
             }
@@ -274,6 +327,7 @@ impl TcpSender {
                 // RFC 6675 (A): a cumulative ACK covering RecoveryPoint ends recovery.
                 // cwnd stays at the ssthresh set on entry; scoreboard data above
                 // the ACK is kept.
+                self.prr_exit();
                 self.leave_recovery();
                 self.cc.on_recovery_exit(&mut self.win);
             }
@@ -333,6 +387,9 @@ impl TcpSender {
         self.win.cwnd = self.win.ssthresh + self.dupthresh as u64 * self.smss;
         self.recovery = RecoveryState::FastRecovery;
         self.partial_ack_seen = false;
+        // The duplicates before this one delivered data too (this one is counted by
+        // prr_on_ack).
+        self.dup_delivered = (self.dupacks as u64 - 1) * self.smss;
         self.begin_recovery(now);
     }
 
@@ -355,6 +412,10 @@ impl TcpSender {
     }
 
     fn begin_recovery(&mut self, now: Time) {
+        if self.prr_enabled {
+            // RFC 6937 §3: RecoverFS = snd.nxt - snd.una at the start of recovery.
+            self.prr = Some(Prr::start(self.win.ssthresh, self.snd_max - self.snd_una));
+        }
         self.stats.fast_retransmits += 1;
         self.rtx_head = true;
         self.pace_exempt = true;
@@ -362,7 +423,15 @@ impl TcpSender {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
+    /// RFC 6937 §3: on exiting recovery, cwnd = ssthresh (when PRR runs).
+    fn prr_exit(&mut self) {
+        if self.prr.is_some() {
+            self.win.cwnd = self.win.ssthresh;
+        }
+    }
+
     fn leave_recovery(&mut self) {
+        self.prr = None;
         self.recovery = RecoveryState::Open;
         self.dupacks = 0;
         self.rtx_head = false;
@@ -557,6 +626,9 @@ impl TcpSender {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
         self.pace_exempt = false;
+        if let Some(prr) = self.prr.as_mut() {
+            prr.on_sent(len);
+        }
         if let Some(log) = self.tx_log.as_mut() {
             log.push_back((seq + len, now, retransmission));
         }
@@ -1128,6 +1200,49 @@ mod tests {
         s.on_ack(SECOND + 2, &sack_ack(5000, &[]));
         assert_eq!(s.rto_deadline(), None);
         assert_eq!(s.stats().fast_retransmits, 0);
+    }
+
+    #[test]
+    fn prr_spreads_the_reduction_over_the_recovery_in_both_recoveries() {
+        for sack in [false, true] {
+            let mut s = TcpSender::new(&TcpConfig {
+                initial_cwnd_segments: 20,
+                prr: true,
+                ..cfg(sack)
+            });
+            assert_eq!(drain(&mut s, 0, u64::MAX).len(), 20);
+            // Segment 0 lost: 19 duplicate ACKs.
+            let mut sent = vec![];
+            for i in 1..20 {
+                let h = if sack {
+                    sack_ack(0, &[(1000, (i + 1) * MSS)])
+                } else {
+                    ack(0)
+                };
+                s.on_ack(1, &h);
+                sent.push(drain(&mut s, 1, u64::MAX).len() as u64);
+            }
+            assert!(s.in_recovery(), "sack={sack}");
+            assert_eq!(s.ssthresh_bytes(), 10 * MSS);
+            assert_eq!(&sent[..2], &[0, 0], "before recovery the window is full");
+            // RFC 6937 §3: from the third duplicate on, about one segment per two
+            // delivered (the fast retransmission first), never a burst, until the
+            // flight is down to ssthresh, then one for one.
+            assert_eq!(sent[2], 1, "the fast retransmission, sack={sack}");
+            assert_eq!(&sent[3..7], &[0, 0, 1, 0], "sack={sack}: {sent:?}");
+            assert!(sent.iter().all(|&n| n <= 1), "sack={sack}: {sent:?}");
+            assert!(
+                (9..=10).contains(&sent[2..].iter().sum::<u64>()),
+                "sack={sack}: {sent:?}"
+            );
+            if sack {
+                assert_eq!(s.flight_size(), 10 * MSS, "pipe = ssthresh");
+            }
+            // RFC 6937 §3: leaving recovery, cwnd = ssthresh.
+            s.on_ack(2, &ack(20 * MSS));
+            assert!(!s.in_recovery());
+            assert_eq!(s.cwnd_bytes(), 10 * MSS, "sack={sack}");
+        }
     }
 
     // ------------------------------------------------------------- variants
