@@ -1,6 +1,6 @@
 //! TCP as plain state machines: no I/O and no clock. The simulator passes the
 //! current time (`now`, nanoseconds) into every call and asks for deadlines
-//! ([`TcpSender::rto_deadline`], [`TcpSender::pacing_deadline`],
+//! ([`TcpSender::timer_deadline`], [`TcpSender::pacing_deadline`],
 //! [`TcpReceiver::delack_deadline`]) to schedule timers.
 //!
 //! The model: byte sequence numbers from 0 as `u64` (no wrap), the connection exists
@@ -14,8 +14,8 @@
 //! One concept per file (the header is `wire::tcp`): [`config`], [`rtt`] (RFC 6298),
 //! [`congestion`] (the variant seam and RFC 5681 growth), [`few`], [`ap`], [`vegas`],
 //! [`cubic`],
-//! [`scoreboard`] (SACK scoreboard, RFC 6675 helpers), [`prr`] (RFC 6937),
-//! [`sender`], [`receiver`].
+//! [`scoreboard`] (SACK scoreboard, RFC 6675 helpers), [`prr`] (RFC 6937), [`rack`]
+//! and [`tlp`] (RFC 8985), [`sender`], [`receiver`].
 
 pub mod ap;
 pub mod config;
@@ -23,10 +23,12 @@ pub mod congestion;
 pub mod cubic;
 pub mod few;
 pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+pub mod tlp;
 pub mod vegas;
 
 #[cfg(test)]
@@ -39,8 +41,10 @@ pub use congestion::{CcAlgorithm, CongestionControl, Reno, Window};
 pub use cubic::{Cubic, CubicParams};
 pub use few::Few;
 pub use prr::Prr;
+pub use rack::Rack;
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use rtt::RttEstimator;
 pub use scoreboard::Scoreboard;
 pub use sender::{RecoveryState, TcpSender, TcpSenderStats};
+pub use tlp::Tlp;
 pub use vegas::{Vegas, VegasParams};
