@@ -950,8 +950,27 @@ mod presets {
         assert_eq!(e.field, "preset");
         assert_eq!(
             e.message,
-            "\"ns3\" is not allowed: expected one of \"none\", \"ns2\""
+            "\"ns3\" is not allowed: expected one of \"none\", \"ns2\", \"linux\""
         );
+    }
+
+    #[test]
+    fn linux_is_todays_tcp_and_keeps_rack_tied_to_sack() {
+        let s = parse_toml(&format!("preset = \"linux\"\n{MINIMAL}")).unwrap();
+        let t = &s.tcp;
+        assert_eq!(t.variant, super::super::schema::TcpVariant::Cubic);
+        assert!(t.sack && t.rack && t.prr && t.delayed_ack);
+        assert_eq!(
+            (t.initial_cwnd_segments, t.min_rto_s, t.initial_rto_s),
+            (10, 0.2, 1.0)
+        );
+        assert_eq!(t.rcv_buffer_bytes, 131_072);
+        // Turning SACK off under the preset leaves RACK on: one line naming tcp.rack.
+        let e = parse_toml(&format!(
+            "preset = \"linux\"\n[tcp]\nsack = false\n{MINIMAL}"
+        ))
+        .unwrap_err();
+        assert_eq!(e.field, "tcp.rack");
     }
 
     #[test]
