@@ -41,9 +41,9 @@ one preset). The coding gain is each scheme's goodput change over no coding on t
 TCPS = ["paper", "linux"]
 TCP_LABEL = {"paper": "the paper's TCP", "linux": "Linux's TCP"}
 PAPERS = ["ncaqm", "cope-tcp", "wait-time", "combocoding", "comp"]
-PAPER_LABEL = {"ncaqm": "Seferoglu & Markopoulou (NCAQM)", "cope-tcp": "Xu et al. (TCP over COPE)",
-               "wait-time": "Takimoto et al. (wait-time)", "combocoding": "Chen et al. (ComboCoding)",
-               "comp": "Gheorghiu et al. (CoMP)"}
+PAPER_LABEL = {"ncaqm": "Seferoglu & Markopoulou, NCAQM", "cope-tcp": "Xu et al., TCP over COPE",
+               "wait-time": "Takimoto et al., wait-time", "combocoding": "Chen et al., ComboCoding",
+               "comp": "Gheorghiu et al., CoMP"}
 # The TCP each reproduction runs (the TCP a paper names, or the first of those it runs).
 PAPER_TCP = {"ncaqm": "TCP-SACK (NewReno with SACK)", "cope-tcp": "TCP-NewReno (ns-2)",
              "wait-time": "TCP-NewReno (ns-2)", "combocoding": "TCP-NewReno", "comp": "TCP-NewReno"}
@@ -303,6 +303,8 @@ MARKERS = "osD^v<>P"
 
 
 def _figure(g) -> Analysis:
+    from matplotlib.lines import Line2D
+
     fig, axs = grid_figure(16.0, 3.9, 1, len(PAPERS))
     for ax, paper in zip(axs[0], PAPERS):
         d = [c for c in _cases(g) if c[0] == paper]
@@ -310,6 +312,7 @@ def _figure(g) -> Analysis:
         setups = list(dict.fromkeys(st for _, st, _ in d))
         colors = {st: f"C{i}" for i, st in enumerate(setups)}
         lo, hi = 0.0, 0.0
+        shown_series, shown_setups = [], []
         for _, setup, s in d:
             ex, ey = _entry(g, paper, setup, s, "paper"), _entry(g, paper, setup, s, "linux")
             if not ex or not ey or ex["near_zero"] or ey["near_zero"]:
@@ -321,6 +324,8 @@ def _figure(g) -> Analysis:
             ax.errorbar([x], [y], xerr=[xci], yerr=[yci], marker=MARKERS[series.index(s) % len(MARKERS)],
                         color=colors[setup], capsize=2, linestyle="none", markersize=6)
             lo, hi = min(lo, x - xci, y - yci), max(hi, x + xci, y + yci)
+            shown_series += [s] if s not in shown_series else []
+            shown_setups += [setup] if setup not in shown_setups else []
         pad = 0.05 * (hi - lo or 1.0)
         lim = (lo - pad, hi + pad)
         ax.plot(lim, lim, color="0.5", linewidth=0.8, linestyle="--")
@@ -332,11 +337,13 @@ def _figure(g) -> Analysis:
         ax.set_title(PAPER_LABEL[paper], fontsize=9)
         ax.set_xlabel("gain under the paper's TCP (%)", fontsize=8)
         ax.grid(alpha=0.3)
-        from matplotlib.lines import Line2D
-
-        handles = ([Line2D([], [], marker=MARKERS[i % len(MARKERS)], color="0.3", linestyle="none", label=LABELS[s])
-                    for i, s in enumerate(series)]
-                   + [Line2D([], [], marker="s", color=colors[st], linestyle="none", label=st) for st in setups])
+        if not shown_setups:
+            ax.text(0.5, 0.5, f"no coding carries under\n{NEAR_ZERO_KBPS:g} kbit/s: no percentage", ha="center",
+                    va="center", transform=ax.transAxes, fontsize=8)
+            continue
+        handles = ([Line2D([], [], marker=MARKERS[series.index(s) % len(MARKERS)], color="0.3", linestyle="none",
+                           label=LABELS[s]) for s in shown_series]
+                   + [Line2D([], [], marker="s", color=colors[st], linestyle="none", label=st) for st in shown_setups])
         ax.legend(handles=handles, fontsize=6, loc="best")
     axs[0, 0].set_ylabel("gain under Linux's TCP (%)")
     return Analysis(figures=[FigureOut(
