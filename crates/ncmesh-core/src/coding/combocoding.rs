@@ -37,7 +37,8 @@ pub struct ComboCfg {
     pub timer_s: f64,
     /// Where relays pair DATA with ACKs: `"network"` (the paper's network-layer buffer,
     /// nothing overtakes) or `"interface-queue"` (PiggyCode's machinery with
-    /// `scheme.piggycode.placement`).
+    /// `scheme.piggycode.placement`; the default until the network buffer's decode failures
+    /// under loss are understood: docs/assumptions.md).
     pub xor_buffer: XorBuffer,
 }
 
@@ -45,7 +46,7 @@ impl Default for ComboCfg {
     fn default() -> Self {
         ComboCfg {
             timer_s: 0.004,
-            xor_buffer: XorBuffer::Network,
+            xor_buffer: XorBuffer::InterfaceQueue,
         }
     }
 }
