@@ -64,13 +64,15 @@ impl<F: FieldCoeffs> TcpNcCoder<F> {
             self.sources.push((flow, src));
         }
         let src = find(&mut self.sources, flow).expect("added above");
+        let room = params.room(cx.room);
         let FlowCx { rng, out, .. } = cx;
-        let pushed = src.push(p, rng, &mut |c| out.send.push(c));
+        let pushed = src.push(p, room, rng, &mut |c| out.send.push(c));
         // The native is taken for good (FlowCx::consume): the combinations carry it.
         out.consumed += 1;
         self.counters.tcp_packets += 1;
         self.counters.tcp_retransmissions += u64::from(pushed.retransmission);
         self.counters.source_coded += pushed.sent;
+        self.counters.held_back += u64::from(src.owed() > 0);
     }
 
     /// A combination for this node: decode, hand up, acknowledge the arrival.
@@ -160,12 +162,16 @@ impl<F: FieldCoeffs> FlowCoder for TcpNcCoder<F> {
         let moved = src.ack(ack.first_unseen);
         // Only on an acknowledgement that moves the window: the repeats that the
         // repair combinations themselves cause must not trigger more repairs.
-        if params.blocked_repair && moved.is_some() {
-            let FlowCx { rng, out, .. } = &mut *cx;
-            let n = src.repair_if_blocked(ack.wnd, rng, &mut |c| out.send.push(c));
+        let repair = params.blocked_repair && moved.is_some() && src.repair_if_blocked(ack.wnd);
+        // Combinations owed for want of room in the queue go now, as far as it has room
+        // (the queue drains between acknowledgements), with a repair's.
+        let room = params.room(cx.room);
+        let FlowCx { rng, out, .. } = &mut *cx;
+        let n = src.emit(room, rng, &mut |c| out.send.push(c));
+        if repair {
             self.counters.repairs += n;
-            self.counters.source_coded += n;
         }
+        self.counters.source_coded += n;
         match moved {
             Some(seq) => {
                 self.counters.acks_up += 1;
@@ -188,6 +194,21 @@ impl<F: FieldCoeffs> FlowCoder for TcpNcCoder<F> {
                     est.sent(src.dst, h.id);
                 }
             }
+        }
+    }
+
+    fn wants_room(&self) -> bool {
+        self.sources.iter().any(|(_, s)| s.owed() > 0)
+    }
+
+    /// Combinations owed for want of room go as the queue drains (`full_queue = "owe"`).
+    fn handle_room(&mut self, cx: &mut FlowCx) {
+        let mut room = self.params.room(cx.room);
+        let FlowCx { rng, out, .. } = &mut *cx;
+        for (_, src) in &mut self.sources {
+            let n = src.emit(room, rng, &mut |c| out.send.push(c));
+            room -= n as usize;
+            self.counters.source_coded += n;
         }
     }
 
@@ -237,6 +258,7 @@ mod tests {
             node,
             routes: &routes,
             rng,
+            room: usize::MAX,
             out: &mut out,
         };
         f(coder, &mut cx);

@@ -17,6 +17,20 @@ pub enum NcField {
     Gf65536,
 }
 
+/// What the source does with combinations its node's interface queue has no room for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum FullQueue {
+    /// Owes them (NUM keeps them) and sends them as the queue drains: CoMP's output
+    /// buffer, whose combinations are never dropped by the source's own queue (Gheorghiu
+    /// et al. §II-E; the paper ran TCP-ARQ in CoMP's framework, §III).
+    Owe,
+    /// Offers them to the queue, which drops what does not fit (a TCP/NC agent that
+    /// sends into the interface queue, as the ns-2 agent).
+    Drop,
+}
+
 /// TCP/NC's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -48,6 +62,9 @@ pub struct TcpNcCfg {
     /// false: only TCP's packets, retransmissions included, send combinations, as the
     /// paper.
     pub blocked_repair: bool,
+    /// Combinations the node's interface queue has no room for: `"owe"` (kept owed, sent
+    /// as the queue drains) or `"drop"` (offered anyway, the queue drops them).
+    pub full_queue: FullQueue,
 }
 
 impl Default for TcpNcCfg {
@@ -61,6 +78,7 @@ impl Default for TcpNcCfg {
             headroom: 1.1,
             loss_alpha: 1.0 / 32.0,
             blocked_repair: false,
+            full_queue: FullQueue::Owe,
         }
     }
 }
@@ -83,6 +101,14 @@ impl std::ops::Deref for TcpNcParams {
 }
 
 impl TcpNcParams {
+    /// How many combinations may go to a queue with `room` free slots.
+    pub fn room(&self, room: usize) -> usize {
+        match self.full_queue {
+            FullQueue::Owe => room,
+            FullQueue::Drop => usize::MAX,
+        }
+    }
+
     /// R for an estimated loss (the rule of docs/assumptions.md, "TCP/NC").
     pub fn redundancy_for(&self, loss: f64) -> f64 {
         let (min, max) = (self.min_redundancy, self.max_redundancy);
