@@ -117,6 +117,24 @@ impl Routes {
         &self.adj[n as usize]
     }
 
+    /// The routing's estimate of the delivery probability of a data frame a -> b (None:
+    /// not a usable link).
+    pub fn link_delivery(&self, a: NodeId, b: NodeId) -> Option<f64> {
+        self.adj[a as usize]
+            .iter()
+            .find(|e| e.to == b)
+            .map(|e| e.delivery)
+    }
+
+    /// The routing's estimate of the probability that a packet of `flow` from `src` gets
+    /// through every hop of its routed path to `dst` (None: no path).
+    pub fn path_delivery(&self, src: NodeId, dst: NodeId, flow: u32) -> Option<f64> {
+        let p = self.path(src, dst, flow)?;
+        p.windows(2)
+            .map(|w| self.link_delivery(w[0], w[1]))
+            .product()
+    }
+
     fn link_cost(&self, a: NodeId, b: NodeId) -> Option<f64> {
         self.adj[a as usize]
             .iter()
@@ -360,11 +378,13 @@ mod tests {
                 to: b,
                 cost: 1.0,
                 etx: 1.0,
+                delivery: 1.0,
             });
             adj[b as usize].push(Edge {
                 to: a,
                 cost: 1.0,
                 etx: 1.0,
+                delivery: 1.0,
             });
         }
         adj
@@ -431,11 +451,13 @@ mod tests {
             to: 2,
             cost: 1.0,
             etx: 4.0,
+            delivery: 0.5,
         });
         adj[2].push(Edge {
             to: 0,
             cost: 1.0,
             etx: 4.0,
+            delivery: 0.5,
         });
         let r = Routes::new(adj, &[], 0);
         assert_eq!(r.cost(0, 2), Some(PathCost { hops: 1, etx: 2.0 }));

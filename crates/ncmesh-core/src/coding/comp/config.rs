@@ -2,7 +2,7 @@
 //! the paper leaves out are in docs/assumptions.md ("CoMP").
 
 use crate::check::*;
-use crate::coding::loss_estimate::compensating_rate;
+use crate::coding::loss_estimate::{compensating_rate, LossPrior};
 use crate::engine::{secs, Time};
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +27,10 @@ pub struct CompCfg {
     /// delivery probability from the channel and `[[loss]]` rules: Fig. 2's optimal
     /// curve).
     pub loss: LossSource,
+    /// A downstream neighbour's loss before Alg. 1's first sample: `"routing"` (the
+    /// routing's estimate of the link) or `"none"` (left out of the node loss until
+    /// sampled: lossless).
+    pub prior: LossPrior,
     /// Smoothing of Alg. 1's estimate: weight of each packet reported in the exponential
     /// average (1: each report's own loss, as Alg. 1); in (0, 1].
     pub loss_alpha: f64,
@@ -65,6 +69,7 @@ impl Default for CompCfg {
     fn default() -> Self {
         CompCfg {
             loss: LossSource::Estimated,
+            prior: LossPrior::Routing,
             loss_alpha: 1.0 / 32.0,
             max_redundancy: 5.0,
             headroom: 1.1,

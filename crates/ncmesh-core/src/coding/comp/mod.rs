@@ -45,7 +45,7 @@ pub use header::{CompHeader, Report};
 
 use super::backpressure::Neighbours;
 use super::droptail::DropTail;
-use super::loss_estimate::{LossEstimate, ReceiveCounts};
+use super::loss_estimate::{LossEstimate, LossPrior, ReceiveCounts};
 use super::rlnc::FieldCoeffs;
 use super::rlnc::{Added, Gf65536};
 use super::tcpnc::header::{TcpNcAck, TcpNcHeader, WINDOW_LEN_BYTES, WINDOW_START_BYTES};
@@ -172,20 +172,30 @@ impl Comp {
 
     /// The flow's downstream neighbours as routing gives them, keeping what each still
     /// advertises.
-    fn refresh_cands(cx: &SchemeCx, f: &mut FlowState) {
+    fn refresh_cands(&mut self, cx: &SchemeCx, fi: usize) {
+        let f = &mut self.flows[fi];
         let hops = cx.next_hops(f.dst, f.flow);
         if !f.cands.is(hops.iter().map(|h| h.node)) {
             f.cands.refresh(hops.iter().map(|h| (h.node, 0.0)));
+            if self.p.prior == LossPrior::Routing {
+                // A new downstream neighbour's loss starts from the routing's estimate
+                // of the link, which Alg. 1's reports then move (§II-B is silent).
+                for h in &hops {
+                    let d = cx.routes.link_delivery(cx.node, h.node).unwrap_or(1.0);
+                    f.est.start_from(h.node, 1.0 - d);
+                }
+            }
         }
     }
 
     /// The node loss of flow `f` (§II-B): the product of its downstream neighbours'
-    /// losses, estimated (Alg. 1; neighbours without a sample yet left out) or
-    /// configured.
+    /// losses, estimated (Alg. 1, from `prior`; neighbours with neither a sample nor a
+    /// start left out) or configured.
     fn node_loss(&self, cx: &SchemeCx, f: &FlowState) -> f64 {
         match self.p.loss {
             _ if f.cands.is_empty() => 0.0,
-            // Neighbours without a sample yet are left out (none: no loss known).
+            // Neighbours with neither a sample nor a start are left out (none: no loss
+            // known).
             LossSource::Estimated => f
                 .est
                 .node_loss(f.cands.iter().map(|c| c.node))
@@ -214,7 +224,7 @@ impl Comp {
         let fi = self.state(flow, node, dst, || {
             Role::Source(Source::new(node, dst, 1.0, None))
         });
-        Self::refresh_cands(cx, &mut self.flows[fi]);
+        self.refresh_cands(cx, fi);
         self.update_rate(cx, fi);
         let f = &mut self.flows[fi];
         let Role::Source(src) = &mut f.role else {
@@ -272,7 +282,7 @@ impl Comp {
             }
         });
         if dst != node {
-            Self::refresh_cands(cx, &mut self.flows[fi]);
+            self.refresh_cands(cx, fi);
         }
         if let Some(id) = credit {
             // Alg. 4 line 3, Alg. 5 line 2: counted innovative or not.

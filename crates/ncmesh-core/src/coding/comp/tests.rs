@@ -160,7 +160,11 @@ fn equal_queues_take_turns() {
 #[test]
 fn alg1_reports_set_the_rate_and_create_credits_for_the_packets_missed() {
     let mut b = bench();
-    let mut s = layer(CompCfg::default());
+    // Unsampled neighbours left out, so that the node loss is relay 1's alone.
+    let mut s = layer(CompCfg {
+        prior: LossPrior::None,
+        ..CompCfg::default()
+    });
     for i in 0..4 {
         put(&mut b, &mut s, SRC, data(i));
     }
@@ -373,6 +377,45 @@ fn the_destination_acknowledges_innovative_combinations_and_suppresses_tcps_acks
         panic!("a destination")
     };
     assert_eq!(sink.wnd, 10_000);
+}
+
+#[test]
+fn unsampled_neighbours_start_from_the_routings_link_estimates() {
+    // A roofnet-like pair whose source has lossy links to its next hops.
+    let opts = BuildOptions::new().with("pair", 3u64);
+    let mut b = Bench::new("roofnet-like", &opts);
+    let flow = &crate::scenario::build("roofnet-like", &opts).unwrap().flows[0];
+    let (src, dst) = (flow.src, flow.dst);
+    let hops = b.routes.next_hops(src, dst, 0);
+    let mut s = layer(CompCfg::default());
+    let p = Packet {
+        src,
+        dst,
+        ..segment(0)
+    };
+    b.call(src, 0, |cx| s.enqueue(cx, p, &hops));
+    // Before any report: the node loss is the product of 1 − the routing's delivery
+    // estimate over the downstream neighbours.
+    let expect: f64 = hops
+        .iter()
+        .map(|h| 1.0 - b.routes.link_delivery(src, h.node).unwrap())
+        .product();
+    assert!(expect > 0.0, "a lossy pair");
+    let f = &s.flows[0];
+    assert!((f.loss - expect).abs() < 1e-12, "{} vs {expect}", f.loss);
+    assert_eq!(f.est.samples(), 0);
+    // Without the prior they count as lossless.
+    let mut s = layer(CompCfg {
+        prior: LossPrior::None,
+        ..CompCfg::default()
+    });
+    let p = Packet {
+        src,
+        dst,
+        ..segment(0)
+    };
+    b.call(src, 0, |cx| s.enqueue(cx, p, &hops));
+    assert_eq!(s.flows[0].loss, 0.0);
 }
 
 #[test]

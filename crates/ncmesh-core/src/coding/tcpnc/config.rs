@@ -3,7 +3,7 @@
 //! Values the papers leave out are in docs/assumptions.md ("TCP/NC").
 
 use crate::check::*;
-use crate::coding::loss_estimate::compensating_rate;
+use crate::coding::loss_estimate::{compensating_rate, LossPrior};
 use serde::{Deserialize, Serialize};
 
 /// The finite field of the coefficients.
@@ -43,8 +43,12 @@ pub struct TcpNcCfg {
     /// destination reports on its acknowledgements (Gheorghiu et al., CoMP §III, "TCP-ARQ"); false: R
     /// stays `redundancy`.
     pub adaptive: bool,
-    /// R, combinations sent per packet from TCP (fractions accumulate); with `adaptive`,
-    /// R until the first loss report; in [1, 10].
+    /// With `adaptive`, the path's loss before the first report: `"routing"` (1 − the
+    /// product of the routing's delivery estimates of the routed path's links; R follows
+    /// from it) or `"none"` (R is `redundancy` until the first report).
+    pub prior: LossPrior,
+    /// R, combinations sent per packet from TCP (fractions accumulate); with `adaptive`
+    /// and `prior = "none"`, R until the first loss report; in [1, 10].
     pub redundancy: f64,
     /// Adaptive R's floor; in [1, 10], at most `max_redundancy`.
     pub min_redundancy: f64,
@@ -72,6 +76,7 @@ impl Default for TcpNcCfg {
         TcpNcCfg {
             field: NcField::Gf256,
             adaptive: true,
+            prior: LossPrior::Routing,
             redundancy: 1.25,
             min_redundancy: 1.0,
             max_redundancy: 5.0,
