@@ -77,6 +77,7 @@ D = 2
 FIG2_SERIES = {"estimated": {"scheme.name": "comp", "scheme.comp.loss": "estimated"},
                "configured": {"scheme.name": "comp", "scheme.comp.loss": "configured"}}
 FIG2_RELAYS = [2, 3]                                         # the text's two relays; Fig. 1's three
+FIG2_CS_RANGE_M = 550.0      # ns-2.33's CSThresh_ distance (the paper's "rest default"): the ends sense each other
 FIG2_LOSS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
 TCP_VARIANTS = ["newreno", "vegas"]
 # The roofnet-like layout: seed 2 is the first (of 1-12) whose 100 pairs give both of the paper's
@@ -207,7 +208,8 @@ def _all_parts(quick: bool) -> dict[str, dict]:
     tcp = {"tcp.variant": list(TCP_VARIANTS)}
     parts = {}
     for s, settings in FIG2_SERIES.items():
-        base = sweep_base("diamond", {}, {**settings, **VEGAS_CODED}, duration=size["duration"], start=START_S,
+        base = sweep_base("diamond", {"cs_range": FIG2_CS_RANGE_M}, {**settings, **VEGAS_CODED},
+                          duration=size["duration"], start=START_S,
                           start_spread=0.0, measure_start=size["measure_start"], seed="run")
         parts[f"fig2-{s}"] = {"name": f"{NAME}-fig2-{s}", "base": base,
                               "grid": {"relays": list(FIG2_RELAYS), "loss": list(FIG2_LOSS), **tcp},
