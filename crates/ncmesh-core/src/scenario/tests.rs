@@ -190,7 +190,10 @@ fn the_diamond_joins_source_and_destination_only_through_its_relays() {
     assert!(e.message.contains("[0, 1)"), "{e}");
     let e = build("diamond", &opts(json!({"cs_range": 200}))).unwrap_err();
     assert_eq!(e.field, "cs_range");
-    assert!(e.message.contains("at least the 250.0 m receive range"), "{e}");
+    assert!(
+        e.message.contains("at least the 250.0 m receive range"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -770,6 +773,11 @@ fn bad_cases() -> Vec<(String, &'static str, Vec<&'static str>)> {
             with("[scheme.piggycode]\nat_head = true"),
             "scheme.piggycode.at_head",
             vec!["this field is now scheme.piggycode.placement", "placement = \"stack\""],
+        ),
+        (
+            with("[scheme.comp]\nloss_credits = true"),
+            "scheme.comp.loss_credits",
+            vec!["this field is now scheme.comp.compensation", "compensation = \"both\""],
         ),
         (
             with("[scheme]\nname = \"xor\""),

@@ -41,9 +41,10 @@ impl Comp {
         };
         self.update_rate(cx, fi);
         let lost = sample.sent - sample.received;
-        // Credits for missed packets in either loss mode (the configured mode replaces
-        // only the rate's estimate), while there is something to combine.
-        if self.p.loss_credits && lost > 0 && self.flows[fi].holds_any() {
+        // Credits for missed packets (`compensation` "credits" or "both") in either loss
+        // mode (the configured mode replaces only the rate's estimate), while there is
+        // something to combine.
+        if self.p.loss_credits() && lost > 0 && self.flows[fi].holds_any() {
             // §II-C: a credit per packet the neighbour missed.
             self.counters.loss_credits += lost;
             self.flows[fi].num += lost as f64;

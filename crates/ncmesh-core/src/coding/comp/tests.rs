@@ -81,6 +81,7 @@ fn state(flow: u32, owed: f64, cands: &[(NodeId, Option<(u32, Time)>)]) -> FlowS
         est: LossEstimate::new(1.0),
         counts: ReceiveCounts::default(),
         cands: neighbours(cands),
+        covering: None,
     }
 }
 
@@ -163,6 +164,7 @@ fn alg1_reports_set_the_rate_and_create_credits_for_the_packets_missed() {
     // Unsampled neighbours left out, so that the node loss is relay 1's alone.
     let mut s = layer(CompCfg {
         prior: LossPrior::None,
+        compensation: Compensation::Both,
         ..CompCfg::default()
     });
     for i in 0..4 {
@@ -278,6 +280,73 @@ fn a_relay_keeps_what_is_innovative_and_spends_its_credits_on_fresh_combinations
     });
     hear(&mut b, &mut deaf, 2, SRC, &f0);
     assert!(deaf.flows.is_empty(), "overhear = false ignores it");
+}
+
+/// The destination's acknowledgement of everything before `first_unseen`, as a packet
+/// on its way to the source.
+fn ack_packet(first_unseen: u64) -> Packet {
+    let ack = TcpNcAck {
+        flow: 0,
+        first_unseen,
+        wnd: 64_000,
+        report: None,
+    };
+    ControlMsg::packet(Layer::Hop, ack, 0, DST, SRC)
+}
+
+#[test]
+fn a_relay_flushes_on_an_acknowledgement_that_covers_its_buffer() {
+    let mut b = bench();
+    let frames = source_frames(&mut b, 2);
+    let fill = |b: &mut Bench, relay: &mut Comp| {
+        for f in &frames {
+            let mut f = f.clone();
+            f.mac_rx = 1;
+            hear(b, relay, 1, SRC, &f);
+        }
+    };
+    let mut relay = layer(CompCfg::default());
+    fill(&mut b, &mut relay);
+    let rank = |relay: &Comp| match &relay.flows[0].role {
+        Role::Relay(r) => r.rank(),
+        _ => panic!("a relay"),
+    };
+    assert_eq!(rank(&relay), 2);
+    assert!(relay.flows[0].owed() > 0);
+    // Packet 1 not yet seen: the buffer still counts downstream.
+    put(&mut b, &mut relay, 1, ack_packet(1));
+    assert_eq!(rank(&relay), 2);
+    // Both seen: its combinations could only be non-innovative at the destination.
+    put(&mut b, &mut relay, 1, ack_packet(2));
+    assert_eq!((rank(&relay), relay.flows[0].owed()), (0, 0));
+    assert_eq!(relay.counters.flushes, 1);
+    // The acknowledgements go on to the source all the same.
+    assert_eq!(relay.plain.len(), 2);
+    // A source that missed that acknowledgement sends the covered window again: the
+    // relay repeats the acknowledgement to it, from the destination.
+    let mut late = frames[0].clone();
+    late.mac_rx = 1;
+    let out = hear(&mut b, &mut relay, 1, SRC, &late);
+    assert_eq!(
+        relay.flows[0].owed(),
+        0,
+        "no credit for a stale combination"
+    );
+    assert_eq!(out.originate.len(), 1);
+    let p = &out.originate[0];
+    assert_eq!((p.src, p.dst), (DST, SRC));
+    let L4::Control(m) = &p.l4 else {
+        panic!("an acknowledgement")
+    };
+    assert_eq!(m.fields_as::<TcpNcAck>().unwrap().first_unseen, 2);
+    // flush_on_ack = false: the buffer slides only with newer windows.
+    let mut kept = layer(CompCfg {
+        flush_on_ack: false,
+        ..CompCfg::default()
+    });
+    fill(&mut b, &mut kept);
+    put(&mut b, &mut kept, 1, ack_packet(2));
+    assert_eq!(rank(&kept), 2);
 }
 
 #[test]
