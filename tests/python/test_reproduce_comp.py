@@ -242,14 +242,23 @@ def test_two_flow_claims_pass_and_fail():
         ce = 0.3 if p < 5 else 0.1 if p < 8 else 0.2
         rows += [("two", "comp", "newreno", p, c, ce, 2), ("two", "tcp-arq", "newreno", p, a, 0.2, 2),
                  ("two", "horizon", "newreno", p, 1.0 if p < 8 else 90.0, 0.1, 2)]
-    claims = comp.claim_two_flows(_pp(rows), "newreno")
+    def flows(near_zero: int):
+        # Horizon's flows (two per pair): the first `near_zero` of the 20 under 10 kbit/s.
+        return pd.DataFrame([{"series": "horizon", "tcp": "newreno", "pair": p, "flow": f,
+                              "goodput_kbps": 1.0 if 2 * p + f < near_zero else 90.0}
+                             for p in range(10) for f in (0, 1)])
+
+    claims = comp.claim_two_flows(_pp(rows), "newreno", flows(16))
     assert _by_text(claims, "60% of the pairs").holds and _by_text(claims, "under 1 for about 20%").holds
-    assert _by_text(claims, "close to 0 for about 80%").holds
+    assert _by_text(claims, "close to 0 for about 80% of the flows").holds
+    assert "of 20 flows" in _by_text(claims, "close to 0").ours
+    # Counted over flows, not pairs: 8 of 10 pairs near 0 in aggregate, but only 6 of 20 flows.
+    assert not _by_text(comp.claim_two_flows(_pp(rows), "newreno", flows(6)), "close to 0").holds
     assert _by_text(claims, "more efficient").holds and _by_text(claims, "slightly less efficient").holds
     # CoMP below TCP-ARQ on every pair: the shares are far from the paper's.
     rows = [(k, s, t, p, (10.0 if s == "comp" else 100.0 if s == "tcp-arq" else 100.0), e, h)
             for k, s, t, p, x, e, h in rows]
-    claims = comp.claim_two_flows(_pp(rows), "newreno")
+    claims = comp.claim_two_flows(_pp(rows), "newreno", flows(0))
     assert not _by_text(claims, "60% of the pairs").holds and not _by_text(claims, "under 1 for about 20%").holds
     assert not _by_text(claims, "close to 0 for about 80%").holds
     assert all("needs runs" in c.check.rule for c in comp.claim_two_flows(_pp(rows[2:3]), "newreno")

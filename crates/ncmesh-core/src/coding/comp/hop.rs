@@ -19,8 +19,8 @@ impl Comp {
             reports: SmallVec::new(),
         };
         if let Some(f) = self.find(flow).map(|i| &self.flows[i]) {
-            // One byte on the air: a longer buffer reads as 255.
-            h.queue = f.owed().min(u8::MAX as usize) as u32;
+            // Two bytes on the air (`header::FIXED_BYTES`).
+            h.queue = f.owed().min(u16::MAX as usize) as u32;
             h.reports = f.counts.reports().collect();
         }
         h

@@ -127,6 +127,15 @@ fn alg2_picks_the_longest_buffer_and_the_smallest_advertised_queue() {
 }
 
 #[test]
+fn a_queue_beyond_one_byte_is_advertised_as_it_is() {
+    let mut s = layer(CompCfg::default());
+    s.flows.push(state(0, 300.0, &[(1, None)]));
+    assert_eq!(s.header(0, Some(0)).queue, 300);
+    s.flows[0].num = 1e9;
+    assert_eq!(s.header(0, Some(0)).queue, u32::from(u16::MAX), "two bytes");
+}
+
+#[test]
 fn equal_queues_take_turns() {
     let mut b = bench();
     let mut s = layer(CompCfg::default());
