@@ -37,6 +37,7 @@ Gheorghiu, Lopez Toledo, Rodriguez, CoMP: multipath TCP with network coding for 
 networks (docs/papers.md; ns-2.33). The set-up of §III-A: 38 nodes placed uniformly over 2 x 2 km
 (a Roofnet-sized layout; Roofnet's own positions are not public), ns-2's Shadowing channel
 (path-loss exponent 2, 4 dB deviation), 802.11b at 1 Mbit/s, RTS/CTS and MAC retransmissions off,
+ns-2.33's TCP agent defaults (`preset = "ns2"`: window 20 packets, min RTO 0.2 s, no delayed ACKs),
 ETX routing over d = 2 reinforced paths, 100 source-destination pairs drawn from one layout
 (builder `roofnet-like`, layout seed 2). Series: CoMP (`scheme.name = "comp"`, loss from Alg. 1), TCP-ARQ
 (`"tcp-nc"`: TCP/NC with the source's redundancy set online by Alg. 1, GF(2^16)), Horizon
@@ -76,6 +77,11 @@ TWO_SERIES = ["comp", "tcp-arq", "horizon", "none"]          # MORE left out, as
 PATHS_SERIES = ["comp", "tcp-arq"]
 PATHS = [1, 3]                                               # d; d = 2 is the one-flow part
 D = 2
+# The set-up is ns-2.33's where the paper gives none ("the rest of the parameters have the default ns-2.33
+# values", §III-A): `preset = "ns2"` (its TCP agent: window 20 packets, initial window 2, min RTO 0.2 s, initial
+# RTO 3 s, 10 ms ticks, no delayed ACKs). On top, what the paper sets: RTS/CTS off (the preset's RTSThreshold_ 0
+# would turn it on); the builders' channels (Shadowing, the diamond's range model) and MAC retries off stay.
+NS2 = {"preset": "ns2", "mac.rts_threshold_bytes": 65535}
 FIG2_SERIES = {"estimated": {"scheme.name": "comp", "scheme.comp.loss": "estimated"},
                "configured": {"scheme.name": "comp", "scheme.comp.loss": "configured"}}
 FIG2_RELAYS = [2, 3]                                         # the text's two relays; Fig. 1's three
@@ -192,7 +198,7 @@ def _vegas(series: str) -> dict:
 
 def _roofnet_base(size: dict, series: str, extra: dict | None = None, settings: dict | None = None) -> dict:
     options = {"layout_seed": LAYOUT_SEED, "pairs": PAIRS, "paths": D, **(extra or {})}
-    return sweep_base("roofnet-like", options, {**SERIES[series], **_vegas(series), **(settings or {})},
+    return sweep_base("roofnet-like", options, {**NS2, **SERIES[series], **_vegas(series), **(settings or {})},
                       duration=size["duration"], start=START_S, start_spread=START_SPREAD_S,
                       measure_start=size["measure_start"], seed="run")
 
@@ -210,7 +216,8 @@ def _all_parts(quick: bool) -> dict[str, dict]:
     tcp = {"tcp.variant": list(TCP_VARIANTS)}
     parts = {}
     for s, settings in FIG2_SERIES.items():
-        base = sweep_base("diamond", {"cs_range": FIG2_CS_RANGE_M}, {**settings, **VEGAS_CODED},
+        base = sweep_base("diamond", {"cs_range": FIG2_CS_RANGE_M},
+                          {**NS2, "channel.model": "range", **settings, **VEGAS_CODED},
                           duration=size["duration"], start=START_S,
                           start_spread=0.0, measure_start=size["measure_start"], seed="run")
         parts[f"fig2-{s}"] = {"name": f"{NAME}-fig2-{s}", "base": base,
@@ -227,7 +234,7 @@ def _all_parts(quick: bool) -> dict[str, dict]:
                                "grid": {"paths": list(PATHS), "pair": pairs, **tcp}, "seeds": sens}
     for s in ONE_SERIES:
         ff = {"file": str(FREIFUNK), "layout_seed": FREIFUNK_LAYOUT_SEED, "pairs": PAIRS, "paths": D}
-        base = sweep_base("roofnet-like", ff, {**SERIES[s], **_vegas(s)}, duration=size["duration"], start=START_S,
+        base = sweep_base("roofnet-like", ff, {**NS2, **SERIES[s], **_vegas(s)}, duration=size["duration"], start=START_S,
                           start_spread=START_SPREAD_S, measure_start=size["measure_start"], seed="run")
         parts[f"freifunk-{s}"] = {"name": f"{NAME}-freifunk-{s}", "base": base,
                                   "grid": {"pair": list(range(size["freifunk_pairs"])), **tcp}, "seeds": sens}
