@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from pathlib import Path
 
 from .common import (seeds_for, Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_most,
@@ -98,7 +99,8 @@ FREIFUNK_NAME = "Freifunk Ulm (28 positioned nodes in the largest component)"
 START_S, START_SPREAD_S = 1.0, 1.0
 NEAR_ZERO_KBPS = 10.0       # "a throughput close to 0": under one 1000-byte segment every 0.8 s
 EQUAL_BAND = 0.05           # efficiencies within ±5% count as equal
-ABOUT_FACTOR = 2.0          # "up to about 10x": the largest ratio within a factor 2 of 10
+ABOUT_FACTOR = 2.0          # "up to about 10x": the ratio reaches at least 10 / 2 on some pair
+RATIO_CUT = 10.0            # Fig. 3(c)'s axis: ratios above it (and pairs where the baseline carried nothing) at the cut
 
 # Quick: every pair once (the pair statistics hold only over all 100), shorter runs.
 QUICK = {"seeds": 1, "pairs": PAIRS, "duration": 30.0, "measure_start": 5.0, "sens_seeds": 1, "freifunk_pairs": 20,
@@ -346,6 +348,20 @@ def relative(pp, a: str, b: str, kind: str, tcp: str, value: str = "throughput_k
     return (x / y.where(y != 0, 0.0)).where(y != 0, math.inf).astype(float)
 
 
+def ratio_cut(r, cut: float = RATIO_CUT) -> dict:
+    """Per-pair ratios `r` (inf: the baseline carried nothing) on a CDF cut at `cut`: pairs, those at or
+    above the cut, of them the infinite ones, the largest ratio below the cut, the largest finite one, the
+    median (inf counted as above every ratio) and how far the cut CDF reaches (min(largest, cut))."""
+    vals = [float(v) for v in r]
+    finite = [v for v in vals if math.isfinite(v)]
+    below = [v for v in vals if v < cut]
+    return {"pairs": len(vals), "at_cut": sum(v >= cut for v in vals), "zeros": len(vals) - len(finite),
+            "largest_below": max(below) if below else math.nan,
+            "largest_finite": max(finite) if finite else math.nan,
+            "median": statistics.median(vals) if vals else math.nan,
+            "reach": min(max(vals), cut) if vals else math.nan}
+
+
 def share(mask) -> tuple[float, float, int]:
     """(percentage of True, 95% CI half-width in points (normal approximation of the
     binomial), n)."""
@@ -408,23 +424,22 @@ def claim_one_flow(pp, tcp: str) -> list[Claim]:
                             "; ".join(f"above {LABELS[b]}: {_pct(*shares[b])}" for b in present),
                             all_of([Check(shares[b][0] > 50.0, "more than half of the pairs") for b in present]),
                             ONE_FLOW))
-    # Up to about 10x over TCP-ARQ.
+    # Up to about 10x over TCP-ARQ, read on Fig. 3(c)'s CDF, whose axis stops at 10: a ratio above the cut,
+    # or a pair where TCP-ARQ carried nothing (an infinite ratio), sits at the cut, counted and shown.
     r = relative(pp, "comp", "tcp-arq", "one", tcp)
-    finite = r[r.apply(math.isfinite)] if len(r) else r
-    if comp.empty or not len(finite):
-        claims.append(Claim("Fig. 3(c): CoMP up to about 10x TCP-ARQ" + tag, "no ratio",
+    if comp.empty or not len(r):
+        claims.append(Claim("Fig. 3(c): CoMP up to about 10x TCP-ARQ (a CDF cut at 10)" + tag, "no ratio",
                             Check(False, _missing("comp", "tcp-arq")), ONE_FLOW, PAPER["ratio_max"]))
     else:
-        mx = float(finite.max())
-        inf = int((~r.apply(math.isfinite)).sum())
+        c = ratio_cut(r)
         p = PAPER["ratio_max"].value
-        claims.append(Claim("Fig. 3(c): CoMP up to about 10x TCP-ARQ" + tag,
-                            f"largest ratio {mx:.1f}x over the {len(finite)} pairs where TCP-ARQ carried "
-                            f"something (median over all {len(r)} pairs, those where it carried nothing "
-                            f"counted as above every ratio: {float(r.median()):.2f})"
-                            + (f"; TCP-ARQ carried nothing on {inf} pair(s) where CoMP did" if inf else ""),
-                            Check(p / ABOUT_FACTOR <= mx <= p * ABOUT_FACTOR,
-                                  f"the largest finite ratio within a factor {ABOUT_FACTOR:g} of 10"),
+        finite = f"{c['largest_finite']:.1f}x" if math.isfinite(c["largest_finite"]) else "none"
+        claims.append(Claim("Fig. 3(c): CoMP up to about 10x TCP-ARQ (a CDF cut at 10)" + tag,
+                            f"at or above the cut: {c['at_cut']} of {c['pairs']} pairs ({c['zeros']} where TCP-ARQ "
+                            f"carried nothing); below it the CDF reaches {c['largest_below']:.1f}x; median "
+                            f"{c['median']:.2f}; largest finite ratio {finite}",
+                            Check(c["reach"] >= p / ABOUT_FACTOR,
+                                  f"the CDF reaches {p / ABOUT_FACTOR:g}x or more (the cut counts)"),
                             ONE_FLOW, PAPER["ratio_max"]))
     # TCP-ARQ close to CoMP on one-hop pairs.
     if comp.empty or not len(r):
@@ -624,9 +639,13 @@ def _cdf_figure(pp, kind: str, tcps: list[str], order: list[str], name: str, tit
         agg = "Aggregate throughput" if kind == "two" else "Throughput"
         _cdf_panel(axs[i, 0], thr, LABELS, f"{agg}, {t}", f"{agg} (kbit/s)")
         _cdf_panel(axs[i, 1], eff, LABELS, f"Efficiency, {t}", "Delivered / transmitted bytes")
-        _cdf_panel(axs[i, 2], {b: v for b, v in rel.items() if len(v)},
-                   {b: f"CoMP / {LABELS[b]}" for b in rel}, f"Relative improvement of CoMP, {t}",
-                   "Ratio of throughputs (log; inf drawn at 1000)", logx=True)
+        cut = {b: [min(float(x), RATIO_CUT) for x in v] for b, v in rel.items() if len(v)}
+        _cdf_panel(axs[i, 2], cut,
+                   {b: f"CoMP / {LABELS[b]} ({ratio_cut(rel[b])['at_cut']} at ≥ {RATIO_CUT:g}, "
+                       f"{ratio_cut(rel[b])['zeros']} of them {LABELS[b]} at 0)" for b in cut},
+                   f"Relative improvement of CoMP, {t}",
+                   f"Ratio of throughputs (cut at {RATIO_CUT:g}: higher and infinite ratios drawn there)")
+        axs[i, 2].set_xlim(0, RATIO_CUT * 1.02)
         axs[i, 0].legend(fontsize=7)
         if any(len(v) for v in rel.values()):
             axs[i, 2].legend(fontsize=7)
