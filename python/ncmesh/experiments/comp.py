@@ -38,8 +38,7 @@ Gheorghiu, Lopez Toledo, Rodriguez, CoMP: multipath TCP with network coding for 
 networks (docs/papers.md; ns-2.33). The set-up of §III-A: 38 nodes placed uniformly over 2 x 2 km
 (a Roofnet-sized layout; Roofnet's own positions are not public), ns-2's Shadowing channel
 (path-loss exponent 2, 4 dB deviation), 802.11b at 1 Mbit/s, RTS/CTS and MAC retransmissions off,
-ns-2.33's TCP agent defaults (`preset = "ns2"`: initial window 2, min RTO 0.2 s, no delayed ACKs; the
-receive buffer stays 128 kB),
+ncmesh's TCP defaults (not ns-2.33's agent: see the constants),
 ETX routing over d = 2 reinforced paths, 100 source-destination pairs drawn from one layout
 (builder `roofnet-like`, layout seed 2). Series: CoMP (`scheme.name = "comp"`, loss from Alg. 1), TCP-ARQ
 (`"tcp-nc"`: TCP/NC with the source's redundancy set online by Alg. 1, GF(2^16)), Horizon
@@ -79,15 +78,11 @@ TWO_SERIES = ["comp", "tcp-arq", "horizon", "none"]          # MORE left out, as
 PATHS_SERIES = ["comp", "tcp-arq"]
 PATHS = [1, 3]                                               # d; d = 2 is the one-flow part
 D = 2
-# The set-up is ns-2.33's where the paper gives none ("the rest of the parameters have the default ns-2.33
-# values", §III-A): `preset = "ns2"` (its TCP agent: window 20 packets, initial window 2, min RTO 0.2 s, initial
-# RTO 3 s, 10 ms ticks, no delayed ACKs). On top, what the paper sets: RTS/CTS off (the preset's RTSThreshold_ 0
-# would turn it on); the builders' channels (Shadowing, the diamond's range model) and MAC retries off stay. Not
-# ns-2's window: its window_ (20) caps the sender's window, while ncmesh's only such knob is the receive buffer,
-# which TCP/NC's and CoMP's destination shrinks by the bytes seen but not yet decoded; at 20 packets that closes
-# the window and stalls both (the diamond at 20% loss: 1/61/17 kbit/s over seeds 1-3, against 1/293/252 with
-# ncmesh's 128 kB): the receive buffer stays ncmesh's (docs/assumptions.md, CoMP's evaluation set-up).
-NS2 = {"preset": "ns2", "mac.rts_threshold_bytes": 65535, "tcp.rcv_buffer_bytes": 131072}
+# TCP: ncmesh's defaults, not the ns2 preset (ns-2.33's TCP agent, which the paper's "rest default" names). Under
+# the preset CoMP and TCP-ARQ stall on most multi-hop pairs (quick run: CoMP's multi-hop median 4.6 kbit/s, against
+# 210 with ncmesh's TCP; its 20-packet window, modelled as a receive buffer that the destination shrinks by the bytes
+# seen but not decoded, closes the window, and with a 128 kB buffer the agent's timers still stall many pairs): a
+# liveness problem of the coded schemes under those timers, not isolated (docs/results/comp.md, readings).
 FIG2_SERIES = {"estimated": {"scheme.name": "comp", "scheme.comp.loss": "estimated"},
                "configured": {"scheme.name": "comp", "scheme.comp.loss": "configured"}}
 FIG2_RELAYS = [2, 3]                                         # the text's two relays; Fig. 1's three
@@ -205,7 +200,7 @@ def _vegas(series: str) -> dict:
 
 def _roofnet_base(size: dict, series: str, extra: dict | None = None, settings: dict | None = None) -> dict:
     options = {"layout_seed": LAYOUT_SEED, "pairs": PAIRS, "paths": D, **(extra or {})}
-    return sweep_base("roofnet-like", options, {**NS2, **SERIES[series], **_vegas(series), **(settings or {})},
+    return sweep_base("roofnet-like", options, {**SERIES[series], **_vegas(series), **(settings or {})},
                       duration=size["duration"], start=START_S, start_spread=START_SPREAD_S,
                       measure_start=size["measure_start"], seed="run")
 
@@ -224,7 +219,7 @@ def _all_parts(quick: bool) -> dict[str, dict]:
     parts = {}
     for s, settings in FIG2_SERIES.items():
         base = sweep_base("diamond", {"cs_range": FIG2_CS_RANGE_M},
-                          {**NS2, "channel.model": "range", **settings, **VEGAS_CODED},
+                          {**settings, **VEGAS_CODED},
                           duration=size["duration"], start=START_S,
                           start_spread=0.0, measure_start=size["measure_start"], seed="run")
         parts[f"fig2-{s}"] = {"name": f"{NAME}-fig2-{s}", "base": base,
@@ -241,7 +236,7 @@ def _all_parts(quick: bool) -> dict[str, dict]:
                                "grid": {"paths": list(PATHS), "pair": pairs, **tcp}, "seeds": sens}
     for s in ONE_SERIES:
         ff = {"file": str(FREIFUNK), "layout_seed": FREIFUNK_LAYOUT_SEED, "pairs": PAIRS, "paths": D}
-        base = sweep_base("roofnet-like", ff, {**NS2, **SERIES[s], **_vegas(s)}, duration=size["duration"], start=START_S,
+        base = sweep_base("roofnet-like", ff, {**SERIES[s], **_vegas(s)}, duration=size["duration"], start=START_S,
                           start_spread=START_SPREAD_S, measure_start=size["measure_start"], seed="run")
         parts[f"freifunk-{s}"] = {"name": f"{NAME}-freifunk-{s}", "base": base,
                                   "grid": {"pair": list(range(size["freifunk_pairs"])), **tcp}, "seeds": sens}
