@@ -99,6 +99,10 @@ FREIFUNK_NAME = "Freifunk Ulm (28 positioned nodes in the largest component)"
 START_S, START_SPREAD_S = 1.0, 1.0
 NEAR_ZERO_KBPS = 10.0       # "a throughput close to 0": under one 1000-byte segment every 0.8 s
 EQUAL_BAND = 0.05           # efficiencies within ±5% count as equal
+# Fig. 4(a)/(c), "above" / "under 1": the paper splits the pairs three ways there as for efficiency (60% above, 20%
+# below, the 20% one-hop pairs alike: §III-B2), so throughputs within ±5% count as equal too; 0.0 is the strict
+# reading (any ratio above 1 is above). docs/results/comp.md shows both.
+BEATS_BAND = EQUAL_BAND
 ABOUT_FACTOR = 2.0          # "up to about 10x": the ratio reaches at least 10 / 2 on some pair
 RATIO_CUT = 10.0            # Fig. 3(c)'s axis: ratios above it (and pairs where the baseline carried nothing) at the cut
 
@@ -158,8 +162,8 @@ def _conclusions(df, pp, tcps: list[str], pf=None) -> dict[str, ClaimGroup]:
         e2 = relative(pp, "comp", "tcp-arq", "two", t, "efficiency")
         hz = _horizon_flows(pf, t)
         if len(r2):
-            two.append(f"{t}: CoMP's aggregate above TCP-ARQ's on {share(r2 > 1)[0]:.0f}% of the pairs and below on "
-                       f"{share(r2 < 1)[0]:.0f}%"
+            two.append(f"{t}: CoMP's aggregate above TCP-ARQ's on {share(r2 > 1 + BEATS_BAND)[0]:.0f}% of the pairs "
+                       f"and below on {share(r2 < 1 - BEATS_BAND)[0]:.0f}%"
                        + (f", more efficient on {share(e2 > 1 + EQUAL_BAND)[0]:.0f}% and less on "
                           f"{share(e2 < 1 - EQUAL_BAND)[0]:.0f}%" if len(e2) else "")
                        + (f"; Horizon under {NEAR_ZERO_KBPS:g} kbit/s on "
@@ -489,12 +493,14 @@ def claim_two_flows(pp, tcp: str, pf=None) -> list[Claim]:
             claims.append(Claim(text + tag, "no ratio", Check(False, _missing("comp", "tcp-arq")), TWO_FLOWS,
                                 PAPER[key]))
     else:
-        above, below = share(r > 1), share(r < 1)
+        above, below = share(r > 1 + BEATS_BAND), share(r < 1 - BEATS_BAND)
         claims.append(Claim("Fig. 4(a): with two flows CoMP's aggregate beats TCP-ARQ's for about 60% of the pairs"
-                            + tag, _pct(*above), near(above[0], above[1], PAPER["two_above_pct"].value), TWO_FLOWS,
+                            + tag, _pct(*above) + f" (ratio above {1 + BEATS_BAND:g})",
+                            near(above[0], above[1], PAPER["two_above_pct"].value), TWO_FLOWS,
                             PAPER["two_above_pct"]))
         claims.append(Claim("Fig. 4(c): CoMP's relative improvement over TCP-ARQ is under 1 for about 20% of the pairs"
-                            + tag, _pct(*below), near(below[0], below[1], PAPER["two_below_pct"].value), TWO_FLOWS,
+                            + tag, _pct(*below) + f" (ratio below {1 - BEATS_BAND:g})",
+                            near(below[0], below[1], PAPER["two_below_pct"].value), TWO_FLOWS,
                             PAPER["two_below_pct"]))
     hz = _series_of(pp, "two", tcp, "horizon")
     hf = _horizon_flows(pf, tcp)
