@@ -123,7 +123,7 @@ class Scenario:
     # --- editing
     def set(self, key: str, value: Any) -> "Scenario":
         """Sets a field by dotted key ('tcp.sack', 'flows.0.src', 'flows[0].src'); returns self.
-        `preset` ("ns2") gives every field of that simulator's defaults that the scenario
+        `preset` ("ns2", "linux") gives every field of that simulator's defaults that the scenario
         still has at ncmesh's default (docs/scenario-format.md, "Presets")."""
         if key == "preset":
             self._data = _core.apply_preset(self._data, value)

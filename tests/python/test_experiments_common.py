@@ -203,6 +203,7 @@ def test_a_ci_wider_than_the_mean_is_flagged_where_it_is_shown():
     assert fmt_ci(2.0, 3.5, 1, "%", sign=True) == "+2.0 ± 3.5%" + WIDE_CI
     assert fmt_ci(-2.0, 2.5, 0) == "-2 ± 2" + WIDE_CI
     assert fmt_ci(0.0, 0.0) == "0.0 ± 0.0", "no spread, nothing to flag"
+    assert fmt_ci(0.001, 0.002, 2) == "0.00 ± 0.00", "a CI that rounds to 0 is not shown as wide"
     assert fmt_ci(5.0, float("nan")) == "5.0"
     # ... and not used to decide: a paper value inside the wide CI but beyond the tolerance does not hold.
     assert not near(2.0, 30.0, 20.0).holds

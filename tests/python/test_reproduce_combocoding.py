@@ -4,6 +4,7 @@ keys, the claims beside ours and the figures."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 
@@ -24,14 +25,27 @@ def test_registered_with_parts_and_the_papers_set_up():
     for quick in (True, False):
         parts = cc.sweeps(quick)
         assert set(parts) == ({f"loss-{s}" for s in cc.LOSS_SERIES} | {f"string-{s}" for s in cc.STRING_SERIES}
-                              | {"readings"} | {f"altloss-{s}" for s in cc.LOSS_SERIES}
+                              | {f"readings{w}{c}" for w in ("", "-wide") for c in ("", "-pipeline", "-adaptive")}
+                              | {f"altloss-{s}" for s in cc.LOSS_SERIES}
                               | {f"alt-{s}" for s in cc.ALT_SERIES} | {"manet"})
     assert cc.FULL["seeds"] >= 10 and cc.FULL["hops"] == list(range(3, 10))
     full = cc.sweeps(False)
     # Full mode: grid points x the seed rule's first seeds (issue 30).
     loss, readings = load_sweep(full["loss-combocoding"]), load_sweep(full["readings"])
     assert (loss.points(), loss.seed_rule.n_min) == (6 * len(cc.REDUNDANCIES), cc.FULL["seeds"])
-    assert (readings.points(), readings.seed_rule.n_min) == (7 * 2 * 3 * 2, cc.FULL["readings_seeds"])
+    assert (readings.points(), readings.seed_rule.n_min) == (4 * 2 * 3 * 2, cc.FULL["readings_seeds"])
+    # The coded columns under each reading, with their variants; the -wide parts interfere over three hops.
+    coded = load_sweep(full["readings-wide-adaptive"])
+    assert coded.points() == 4 * 3 * 2 * 2
+    runs = coded.runs()
+    assert {r.scenario["scheme"]["pipeline"]["estimate"] for r in runs} == {"closed", "per-report"}
+    assert all(r.scenario["scheme"]["pipeline"]["adaptive"] for r in runs)
+    assert {r.scenario["channel"]["interference_range_m"] for r in runs} == {cc.INTERFERENCE["three hops"]}
+    pipe_acks = load_sweep(full["readings-pipeline"]).runs()
+    assert {r.scenario["scheme"]["pipeline"]["code_acks"] for r in pipe_acks} == {False, True}
+    assert {r.scenario["channel"]["cs_range_m"] for r in pipe_acks} == {cc.CS_RANGE_M}
+    assert load_sweep(full["loss-pipeline-acks"]).runs()[0].scenario["scheme"]["pipeline"]["code_acks"] is True
+    assert max(cc.REDUNDANCIES) >= 8.0
 
     runs = load_sweep(full["string-adaptive"]).runs()
     scn = runs[0].scenario
@@ -109,19 +123,29 @@ def test_one_path_is_path_1_and_two_paths_share_the_load():
     assert frames[2][1] > 1000 and 0.9 < frames[2][1] / frames[2][2] < 1.1
 
 
-def test_closest_reading_is_the_one_nearest_table_3():
+def test_closest_reading_is_the_one_nearest_table_3_as_a_whole():
+    """The reading is chosen on all four columns: here `network` fits NewReno and PiggyCode
+    best but misses the coded columns by far, so `all` (three hops) is the closest; on the
+    uncoded columns alone (the criterion before) `network` would be."""
     rows = []
-    for frames, shift in (("data", 1.0), ("all", 0.5), ("network", 0.1)):
+    for frames, shift, coded in (("data", 1.0, 1.0), ("all", 0.5, 0.1), ("network", 0.1, 2.0)):
         for delack in (False, True):
-            for s in ("none", "piggycode"):
-                for h in (3, 4):
-                    paper = cc.PAPER_TABLE3[h][s]
-                    extra = shift + (0.2 if delack else 0.0)
-                    rows.append({"frames": frames, "delayed_ack": delack, "series": s, "hops": h, "seed": 1,
-                                 **{f"w{i}": paper[i] + extra for i in range(3)}})
-    frames, delack, dist = cc.closest_reading(pd.DataFrame(rows))
-    assert (frames, delack) == ("network", False)
-    assert dist[("network", False)] == pytest.approx(0.1) and dist[("data", True)] == pytest.approx(1.2)
+            for rng in ("two hops", "three hops"):
+                for s in cc.TABLE3_SERIES:
+                    for h in (3, 4):
+                        paper = cc.PAPER_TABLE3[h][s]
+                        extra = (shift if s in ("none", "piggycode") else coded) + (0.2 if delack else 0.0) \
+                            + (0.0 if rng == "three hops" else 0.05)
+                        rows.append({"frames": frames, "delayed_ack": delack, "interference": rng, "series": s,
+                                     "variant": "", "hops": h, "seed": 1, **{f"w{i}": paper[i] + extra for i in range(3)}})
+                        # A variant never counts towards the distance.
+                        rows.append({**rows[-1], "variant": "per-report", **{f"w{i}": 0.0 for i in range(3)}})
+    df = pd.DataFrame(rows)
+    frames, delack, rng, dist = cc.closest_reading(df)
+    assert (frames, delack, rng) == ("all", False, "three hops")
+    assert dist[("all", False, "three hops")] == pytest.approx(0.3)
+    assert dist[("data", True, "two hops")] == pytest.approx(1.25)
+    assert cc.closest_reading(df, ("none", "piggycode"))[:3] == ("network", False, "three hops")
 
 
 def test_window_goodput_and_tuning():
@@ -157,8 +181,14 @@ def test_quick_summary_claims_and_figures(quick_run):
     assert all(s["table3_mbps"][k]["3"]["20-50 s"] > 1.0 for k in cc.STRING_SERIES)
     assert 3.0 < s["table3_mbps"]["none"]["3"]["20-50 s"] < 9.0
     assert set(s["tuned_redundancy"]) == set(cc.TUNED)
-    assert set(s["readings"]) == {f"{f}_delack_{a}" for f in cc.READINGS for a in ("on", "off")}
-    assert s["closest_reading"]["frames"] in cc.READINGS
+    assert set(s["readings"]) == {f"{f}_delack_{a}_{r.replace(' ', '_')}" for f in cc.READINGS
+                                  for a in ("on", "off") for r in cc.INTERFERENCE}
+    for key in ("closest_reading", "closest_reading_uncoded"):
+        assert s[key]["frames"] in cc.READINGS and s[key]["interference"] in cc.INTERFERENCE
+    # The variants of the coded columns under the closest reading, each at the quick hop count.
+    variants = list(csv.DictReader((out / "tables" / "readings_variants.csv").open()))
+    assert {v["variant"] for v in variants} == {"code_acks = false (the column's default)", "code_acks = true",
+                                                "estimate = closed (the column's default)", "estimate = per-report"}
     assert set(s["table3_alt_mbps"]) == set(cc.STRING_SERIES) and set(s["loss_3hops_alt"]) == set(cc.LOSS_SERIES)
     assert set(s["pipeline_tail_3hops"]) == {"20_1.4", "20_2.5", "40_1.4", "40_2.5"}
     # Eq. 6 without loss: a few MAC frames per node per delivered DATA.

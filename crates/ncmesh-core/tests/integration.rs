@@ -13,6 +13,7 @@ mod fuzz_scenario;
 mod horizon;
 mod mac_dcf;
 mod mac_udp;
+mod modern_tcp;
 mod more;
 mod pcap;
 mod piggycode;

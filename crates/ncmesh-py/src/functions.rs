@@ -20,7 +20,7 @@ pub fn resolve<'py>(scenario: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>
     to_py(scenario.py(), &s)
 }
 
-/// The scenario with simulator preset `name` ("ns2", "none"): each field the preset gives
+/// The scenario with simulator preset `name` ("ns2", "linux", "none"): each field the preset gives
 /// that the scenario still has at ncmesh's default takes the preset's value (a builder's
 /// and the user's own values stay). Resolved, as a dict.
 #[pyfunction]

@@ -6,9 +6,10 @@ one and two paths of a MANET, Figs. 12-13 (combocoding_manet.py).
 Parts: `loss-*` (Figs. 7-9 and the redundancy tuning: 3 hops, constant loss 0-50%, Pipeline
 and fixed ComboCoding over a grid of redundancies, the best per loss rate reported as the
 paper's "experimentally tuned" value), `string-*` (Figs. 10-11 and Table 3: 3-9 hops, loss 0%
-in 20-50 s, 40% in 50-80 s, 20% in 80-110 s), `readings` (no coding and PiggyCode on the
-same strings under each reading of "per-link loss" and with and without delayed ACKs; the
-closest to Table 3 is the set-up of the other parts), `manet` (Figs. 12-13: ComboCoding over
+in 20-50 s, 40% in 50-80 s, 20% in 80-110 s), `readings*` (Table 3's four columns on the
+same strings under each reading of "per-link loss", with and without delayed ACKs, with
+interference over two hops or three, the coded columns with their variants; the closest to
+Table 3 as a whole is the set-up of the other parts), `manet` (Figs. 12-13: ComboCoding over
 one and two paths of a two-path MANET whose path 1 breaks near 97 s) and, not in the paper,
 `alt-*` and `altloss-*` (the string and loss parts under ALT_READING). `analyze` joins the tables,
 figures, Pipeline's generation tail beside `ncmesh.analysis.pipeline_model`, the paper's
@@ -35,7 +36,8 @@ packets (1460-byte segments), generation size 16. Series: no coding (`scheme.nam
 PiggyCode (`"piggycode"`), Pipeline coding (`"pipeline"`), ComboCoding with a fixed redundancy
 (`"combocoding"`) and with loss adaptation (`scheme.pipeline.adaptive = true`: K = 1.4, EWMA
 1/6). Figs. 7-9: 3 hops, constant per-link loss 0-50%, the coded schemes at the redundancy that
-gives them the highest goodput at each loss rate (a sweep over 1.2-4.0). Figs. 10-11 and
+gives them the highest goodput at each loss rate (a sweep over 1.2-8.0; Pipeline coding also
+with its ACK flow coded). Figs. 10-11 and
 Table 3: 3-9 hops, the application from 20 s, loss 0% (20-50 s), 40% (50-80 s), 20% (80-110 s).
 The paper does not say where its per-link loss strikes nor whether ACKs are delayed: the
 `readings` part runs no coding and PiggyCode under each reading (`loss.frames` = "data",
@@ -58,10 +60,21 @@ CS_RANGE_M = 520.0          # carrier sense and interference over two hops
 QUEUE_PACKETS = 100         # QualNet's 150,000-byte output queue / 1500-byte packets
 MSS = 1460                  # 1500-byte packets
 READINGS = ["data", "all", "network"]
-# The reading and delayed-ACK setting of the loss and string parts: the readings part's
-# closest to Table 3's NewReno and PiggyCode columns (checked again by `analyze`).
+# The carrier-sense and interference range of a reading: two hops (Table 2 leaves it out; the
+# set-up of every part) or three, which the readings parts try for the longer strings.
+INTERFERENCE = {"two hops": CS_RANGE_M, "three hops": 3 * SPACING_M + 10.0}
+# The reading, delayed-ACK setting and interference of the loss and string parts: the readings
+# parts' closest to Table 3 (checked again by `analyze`). Chosen on the NewReno and PiggyCode
+# columns before the readings ran the coded columns too: `analyze` now fits all four.
 READING = "network"
 DELAYED_ACK = True
+RANGE = "two hops"
+# The coded columns under each reading, with their variants: Pipeline coding with the ACK flow
+# uncoded (the paper's Pipeline) and coded (`code_acks`), adaptive ComboCoding with Eq. 3 on
+# closed counts and per report (`scheme.pipeline.estimate`). The first of each is the default
+# the distance to Table 3 is taken on.
+READING_VARIANTS = {"pipeline": ("scheme.pipeline.code_acks", [False, True]),
+                    "adaptive": ("scheme.pipeline.estimate", ["closed", "per-report"])}
 # Not in the paper: the coded series on the same strings under the reading that keeps most of
 # NewReno's goodput at 40% ("all" frames lost, MAC ACKs too), to show which of the paper's
 # coded results a MAC-recoverable loss gives.
@@ -80,7 +93,7 @@ WINDOW_NAMES = ["20-50 s (0%)", "50-80 s (40%)", "80-110 s (20%)"]
 RECOVERY = (80.0, 95.0)      # "adaptive recovers faster after 80 s": goodput in 80-95 s
 
 LOSS_RATES = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
-REDUNDANCIES = [1.2, 1.4, 1.7, 2.0, 2.5, 3.0, 4.0]
+REDUNDANCIES = [1.2, 1.4, 1.7, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0]
 # Pipeline in the string runs: "tuned for 40% over the whole run". At a constant 40% every
 # value of the grid carries almost nothing under READING (table `tuning`), so goodput cannot
 # rank them; 3.0 is the smallest whose modelled tail at 40% on 3 hops loses under 5% of the
@@ -89,9 +102,9 @@ PIPELINE_R_STRING = 3.0
 COMBO_R_FIXED = 1.4
 
 QUICK = {"seeds": 2, "hops": [3, 7], "loss_rates": [0.0, 0.2, 0.4], "redundancies": [1.4, 2.5],
-         "loss_duration": 30.0, "readings_seeds": 1, "manet_readings": [READING]}
+         "loss_duration": 30.0, "readings_seeds": 1, "readings_hops": [3], "manet_readings": [READING]}
 FULL = {"seeds": 10, "hops": HOPS, "loss_rates": LOSS_RATES, "redundancies": REDUNDANCIES,
-        "loss_duration": 60.0, "readings_seeds": 5, "manet_readings": [READING, ALT_READING]}
+        "loss_duration": 60.0, "readings_seeds": 5, "readings_hops": [3, 5, 7, 9], "manet_readings": [READING, ALT_READING]}
 LOSS_HOPS, LOSS_START_S, LOSS_MEASURE_S = 3, 1.0, 10.0
 
 STRING_SERIES = {"adaptive": {"scheme.name": "combocoding", "scheme.pipeline.adaptive": True},
@@ -99,10 +112,15 @@ STRING_SERIES = {"adaptive": {"scheme.name": "combocoding", "scheme.pipeline.ada
                  "pipeline": {"scheme.name": "pipeline", "scheme.pipeline.redundancy": PIPELINE_R_STRING},
                  "piggycode": {"scheme.name": "piggycode"},
                  "none": {"scheme.name": "none"}}
-LOSS_SERIES = ["none", "piggycode", "pipeline", "combocoding"]
-TUNED = ["pipeline", "combocoding"]
+# The loss parts' series: Pipeline coding as the paper runs it (ACKs uncoded) and with the ACK
+# flow coded too (its design "does not require distinguishing DATA from ACKs").
+LOSS_SERIES = {"none": {"scheme.name": "none"}, "piggycode": {"scheme.name": "piggycode"},
+               "pipeline": {"scheme.name": "pipeline"},
+               "pipeline-acks": {"scheme.name": "pipeline", "scheme.pipeline.code_acks": True},
+               "combocoding": {"scheme.name": "combocoding"}}
+TUNED = ["pipeline", "pipeline-acks", "combocoding"]
 LABELS = {"adaptive": "ComboCoding (adaptive)", "combocoding": "ComboCoding", "pipeline": "Pipeline coding",
-          "piggycode": "PiggyCode", "none": "no coding (NewReno)"}
+          "pipeline-acks": "Pipeline coding, ACKs coded", "piggycode": "PiggyCode", "none": "no coding (NewReno)"}
 TABLE3_SERIES = ["adaptive", "none", "pipeline", "piggycode"]     # the paper's column order
 
 # Table 3 (Mbit/s): hops -> series -> (20-50 s, 50-80 s, 80-110 s).
@@ -173,8 +191,9 @@ def _conclusions(summary: dict) -> dict[str, ClaimGroup]:
             + ", ".join(f"{SERIES_LABEL[s]} {w(s, h, '80-110 s'):.2f}" for s in series) + " Mbit/s")
         closest = summary.get("closest_reading")
         if closest:
-            text[LOSS.name] += (f"; of the loss readings the closest to NewReno's and PiggyCode's columns is "
-                                f"`{closest['frames']}` with delayed ACKs {'on' if closest['delayed_ack'] else 'off'}")
+            text[LOSS.name] += (f"; of the loss readings the closest to Table 3's four columns is "
+                                f"`{closest['frames']}` with delayed ACKs {_on(closest['delayed_ack'])} and "
+                                f"interference over {closest.get('interference', RANGE)}")
         tail = summary.get("pipeline_tail_3hops", {})
         if tail:
             key, e = max(tail.items(), key=lambda kv: kv[1]["model_packets_pct"])
@@ -226,14 +245,14 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
     size = QUICK if quick else FULL
     seeds = seeds_for(size["seeds"], quick)
     parts = {}
-    for s in LOSS_SERIES:
+    for s, settings in LOSS_SERIES.items():
         grid = {"loss.0.rate": list(size["loss_rates"])}
         if s in TUNED:
             grid["scheme.pipeline.redundancy"] = list(size["redundancies"])
-        parts[f"loss-{s}"] = {"name": f"{NAME}-loss-{s}", "base": _loss_base(size, {"scheme.name": s}),
+        parts[f"loss-{s}"] = {"name": f"{NAME}-loss-{s}", "base": _loss_base(size, settings),
                               "grid": grid, "seeds": seeds}
         parts[f"altloss-{s}"] = {"name": f"{NAME}-altloss-{s}",
-                                 "base": _loss_base(size, {"scheme.name": s}, ALT_READING), "grid": grid,
+                                 "base": _loss_base(size, settings, ALT_READING), "grid": grid,
                                  "seeds": seeds_for(size["readings_seeds"], quick)}
     for s, settings in STRING_SERIES.items():
         parts[f"string-{s}"] = {"name": f"{NAME}-string-{s}", "base": _string_base(settings),
@@ -241,13 +260,25 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
     for s in ALT_SERIES:
         parts[f"alt-{s}"] = {"name": f"{NAME}-alt-{s}", "base": _string_base(STRING_SERIES[s], frames=ALT_READING),
                              "grid": {"hops": list(size["hops"])}, "seeds": seeds_for(size["readings_seeds"], quick)}
-    # Its base does not depend on READING and DELAYED_ACK (the grid sets both), so that
-    # changing them keeps this part's results.
-    parts["readings"] = {"name": f"{NAME}-readings",
-                         "base": _string_base({"scheme.name": "none"}, frames="data", delayed_ack=False),
-                         "grid": {"hops": list(size["hops"]), "scheme.name": ["none", "piggycode"],
-                                  "loss.0.frames": list(READINGS), "tcp.delayed_ack": [False, True]},
-                         "seeds": seeds_for(size["readings_seeds"], quick)}
+    # Table 3's four columns under each reading (loss frames x delayed ACKs x interference).
+    # The bases do not depend on READING, DELAYED_ACK and RANGE (the grids and the part set
+    # them), so that changing those keeps these parts' results.
+    for rng, metres in INTERFERENCE.items():
+        ranges = {"channel.cs_range_m": metres, "channel.interference_range_m": metres}
+        for series in ("uncoded", *READING_VARIANTS):
+            name = "readings" + ("" if rng == "two hops" else "-wide") + ("" if series == "uncoded" else f"-{series}")
+            grid = {"hops": list(size["readings_hops"]), "loss.0.frames": list(READINGS),
+                    "tcp.delayed_ack": [False, True]}
+            if series == "uncoded":
+                settings = {"scheme.name": "none"}
+                grid["scheme.name"] = ["none", "piggycode"]
+            else:
+                settings = dict(STRING_SERIES[series])
+                key, values = READING_VARIANTS[series]
+                grid[key] = list(values)
+            parts[name] = {"name": f"{NAME}-{name}",
+                           "base": _string_base({**settings, **ranges}, frames="data", delayed_ack=False),
+                           "grid": grid, "seeds": seeds_for(size["readings_seeds"], quick)}
     # One path: routing.paths = 1 with the routes of the start kept; of the two equal-length
     # paths the routing takes the one through the lower node ids, path 1 (the one that breaks).
     # Imported here: combocoding_manet imports this module for the string's set-up.
@@ -300,14 +331,28 @@ def string_series(results: dict):
 
 
 def readings_runs(results: dict):
-    """One row per readings run: series, frames, delayed_ack, hops, seed, w0..w2."""
-    res = results.get("readings")
-    if res is None:
-        import pandas as pd
+    """One row per readings run: series, variant ("" for the column's default, else the
+    variant's value), frames, delayed_ack, interference, hops, seed, w0..w3."""
+    import pandas as pd
 
-        return pd.DataFrame()
-    df = _window_goodput(res.flow_series, ["hops", "scheme.name", "loss.0.frames", "tcp.delayed_ack"])
-    return df.rename(columns={"scheme.name": "series", "loss.0.frames": "frames", "tcp.delayed_ack": "delayed_ack"})
+    frames = []
+    for part, res in results.items():
+        if not part.startswith("readings"):
+            continue
+        rng = "three hops" if part.startswith("readings-wide") else "two hops"
+        coded = next((s for s in READING_VARIANTS if part.endswith(f"-{s}")), None)
+        keys = ["hops", "loss.0.frames", "tcp.delayed_ack"]
+        if coded is None:
+            df = _window_goodput(res.flow_series, keys + ["scheme.name"]).rename(columns={"scheme.name": "series"})
+            df["variant"] = ""
+        else:
+            key, values = READING_VARIANTS[coded]
+            df = _window_goodput(res.flow_series, keys + [key])
+            df["variant"] = [("" if v == values[0] else str(v)) for v in df.pop(key)]
+            df["series"] = coded
+        frames.append(df.rename(columns={"loss.0.frames": "frames", "tcp.delayed_ack": "delayed_ack"})
+                      .assign(interference=rng))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def loss_runs(results: dict, prefix: str = "loss"):
@@ -381,8 +426,12 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
     losses = loss_runs(results)
     alt = string_runs(results, "alt")
     if not readings.empty and not alt.empty:
-        same = readings[(readings["frames"] == ALT_READING) & (readings["delayed_ack"] == DELAYED_ACK)]
-        alt = pd.concat([alt, same.drop(columns=["frames", "delayed_ack"])], ignore_index=True)
+        # The uncoded columns under ALT_READING come from the readings parts (the coded ones
+        # from the alt parts).
+        same = readings[(readings["frames"] == ALT_READING) & (readings["delayed_ack"] == DELAYED_ACK)
+                        & (readings["interference"] == RANGE) & readings["series"].isin(["none", "piggycode"])]
+        alt = pd.concat([alt, same.drop(columns=["frames", "delayed_ack", "interference", "variant"])],
+                        ignore_index=True)
     from . import combocoding_manet as manet
 
     manet_df = manet.runs(results)
@@ -395,10 +444,13 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
     claims.claims = [dataclasses.replace(c, group=groups.get(c.group.name, c.group)) for c in claims.claims]
     return Analysis.join([joined, claims, claims_part(claims.claims, CLAIMS_NOTE), _notes(quick, strings, losses)],
                          main_table="table3",
-                         scenario_note="Parts: loss-none, loss-piggycode, loss-pipeline, loss-combocoding (3 hops, "
+                         scenario_note="Parts: loss-none, loss-piggycode, loss-pipeline, loss-pipeline-acks, loss-combocoding (3 hops, "
                                        "constant loss × redundancy); string-adaptive, string-combocoding, "
                                        "string-pipeline, string-piggycode, string-none (hops, time-varying loss); "
-                                       "readings (no coding and PiggyCode under each loss reading × delayed ACKs); manet (adaptive "
+                                       "readings, readings-pipeline, readings-adaptive and their -wide twins (Table 3's four columns "
+                                       "under "
+                                       "each loss reading × delayed ACKs, with interference over two hops or three, "
+                                       "the coded columns with their variants); manet (adaptive "
                                        "ComboCoding on the two-path MANET: hops per path × one or two paths × "
                                        "routes kept or re-computed × loss reading); alt-adaptive, "
                                        "alt-combocoding, alt-pipeline (not in the paper: the coded series under the "
@@ -409,10 +461,16 @@ def _ms(stats, key) -> tuple[float, float, int]:
     return stats.get(key, (math.nan, math.nan, 0))
 
 
-def _distance(readings_df, frames: str, delayed_ack: bool) -> float:
-    """Mean absolute difference (Mbit/s) from Table 3's NewReno and PiggyCode columns over
-    the hop counts run and the three windows."""
-    d = readings_df[(readings_df["frames"] == frames) & (readings_df["delayed_ack"] == delayed_ack)]
+def _distance(readings_df, frames: str, delayed_ack: bool, interference: str = RANGE,
+              series=tuple(TABLE3_SERIES)) -> float:
+    """Mean absolute difference (Mbit/s) from Table 3's columns `series` (default all four)
+    over the hop counts run and the three windows, each coded column at its default variant."""
+    d = readings_df
+    if "variant" in d:
+        d = d[d["variant"] == ""]
+    if "interference" in d:
+        d = d[d["interference"] == interference]
+    d = d[(d["frames"] == frames) & (d["delayed_ack"] == delayed_ack) & d["series"].isin(series)]
     diffs = []
     for (s, h), g in d.groupby(["series", "hops"]):
         paper = PAPER_TABLE3.get(int(h), {}).get(s)
@@ -423,51 +481,90 @@ def _distance(readings_df, frames: str, delayed_ack: bool) -> float:
     return sum(diffs) / len(diffs) if diffs else math.nan
 
 
-def closest_reading(readings_df) -> tuple[str, bool, dict]:
-    """(frames, delayed_ack) closest to Table 3's NewReno and PiggyCode columns, and every
-    combination's distance."""
-    dist = {(f, a): _distance(readings_df, f, a) for f in READINGS for a in (False, True)}
+def closest_reading(readings_df, series=tuple(TABLE3_SERIES)) -> tuple[str, bool, str, dict]:
+    """(frames, delayed_ack, interference) closest to Table 3's columns `series` (default all
+    four: the paper as a whole), and every combination's distance."""
+    ranges = sorted(set(readings_df["interference"])) if "interference" in readings_df else [RANGE]
+    dist = {(f, a, r): _distance(readings_df, f, a, r, series)
+            for f in READINGS for a in (False, True) for r in ranges}
     finite = {k: v for k, v in dist.items() if math.isfinite(v)}
-    best = min(finite, key=finite.get) if finite else (READING, DELAYED_ACK)
-    return best[0], best[1], dist
+    best = min(finite, key=finite.get) if finite else (READING, DELAYED_ACK, RANGE)
+    return best[0], best[1], best[2], dist
+
+
+def _on(a: bool) -> str:
+    return "on" if a else "off"
 
 
 def _readings(df) -> Analysis:
+    """Which reading of the per-link loss (frames x delayed ACKs x interference range) fits
+    Table 3: the distance on all four columns (the paper as a whole) beside the distance on
+    NewReno's and PiggyCode's alone (the criterion before), every column under every reading,
+    and the coded columns' variants under the closest reading."""
     import pandas as pd
 
     if df.empty:
         return Analysis()
-    frames, delack, dist = closest_reading(df)
-    stats = {w: stats_by(df, ["frames", "delayed_ack", "series", "hops"], f"w{i}") for i, w in enumerate(WINDOW_NAMES)}
-    rows = []
-    for f in READINGS:
-        for a in (False, True):
-            for s in ("none", "piggycode"):
-                for h in sorted(df["hops"].unique()):
-                    row = {"reading": f, "delayed ACKs": "on" if a else "off", "series": LABELS[s], "hops": int(h)}
-                    for i, w in enumerate(WINDOW_NAMES):
-                        m, ci, _ = _ms(stats[w], (f, a, s, h))
-                        paper = PAPER_TABLE3.get(int(h), {}).get(s)
-                        row[w] = fmt_ci(m, ci, 2) + (f" ({paper[i]:.2f})" if paper else "")
-                    rows.append(row)
-    dist_rows = [{"reading": f, "delayed ACKs": "on" if a else "off",
-                  "mean |ours − paper| (Mbit/s)": round(v, 3) if math.isfinite(v) else None,
-                  "closest": "yes" if (f, a) == (frames, delack) else "",
-                  "used by the loss and string parts": "yes" if (f, a) == (READING, DELAYED_ACK) else ""}
-                 for (f, a), v in dist.items()]
-    note = ("No coding and PiggyCode goodput (Mbit/s, mean ± 95% CI; Table 3 in parentheses) under each reading of "
-            "the per-link loss: `data` = data frames before MAC retries, `all` = every frame (MAC ACKs too), "
-            "`network` = a drop at the receiving network layer after the MAC acknowledged the frame.")
-    lines = [] if (frames, delack) == (READING, DELAYED_ACK) else [
-        f"The closest is now reading `{frames}` with delayed ACKs {'on' if delack else 'off'}; the loss and string "
-        f"parts ran with `{READING}` and delayed ACKs {'on' if DELAYED_ACK else 'off'} (READING, DELAYED_ACK)."]
-    return Analysis(summary={"readings": {f"{f}_delack_{'on' if a else 'off'}": v for (f, a), v in dist.items()},
-                             "closest_reading": {"frames": frames, "delayed_ack": delack}},
+    frames, delack, rng, dist = closest_reading(df)
+    two = closest_reading(df, ("none", "piggycode"))
+    keys = ["frames", "delayed_ack", "interference", "series", "variant", "hops"]
+    stats = {w: stats_by(df, keys, f"w{i}") for i, w in enumerate(WINDOW_NAMES)}
+    ranges = sorted(set(df["interference"]))
+    hops = sorted(df["hops"].unique())
+
+    def cells(row, key, s, h):
+        for i, w in enumerate(WINDOW_NAMES):
+            m, ci, _ = _ms(stats[w], key)
+            paper = PAPER_TABLE3.get(int(h), {}).get(s)
+            row[w] = fmt_ci(m, ci, 2) + (f" ({paper[i]:.2f})" if paper else "")
+        return row
+
+    rows = [cells({"reading": f, "delayed ACKs": _on(a), "interference": r, "series": LABELS[s], "hops": int(h)},
+                  (f, a, r, s, "", h), s, h)
+            for f in READINGS for a in (False, True) for r in ranges for s in TABLE3_SERIES for h in hops]
+    variants = []
+    for s, (key, values) in READING_VARIANTS.items():
+        for v in values:
+            tag = "" if v == values[0] else str(v)
+            label = f"{key.split('.')[-1]} = {str(v).lower()}" + (" (the column's default)" if not tag else "")
+            variants += [cells({"series": LABELS[s], "variant": label, "hops": int(h)},
+                               (frames, delack, rng, s, tag, h), s, h) for h in hops]
+    dist_rows = [{"reading": f, "delayed ACKs": _on(a), "interference": r,
+                  "mean |ours − paper|, four columns (Mbit/s)": round(v, 3) if math.isfinite(v) else None,
+                  "NewReno and PiggyCode only": (round(two[3][(f, a, r)], 3)
+                                                 if math.isfinite(two[3][(f, a, r)]) else None),
+                  "closest": "yes" if (f, a, r) == (frames, delack, rng) else "",
+                  "used by the loss and string parts": "yes" if (f, a, r) == (READING, DELAYED_ACK, RANGE) else ""}
+                 for (f, a, r), v in dist.items()]
+    note = ("Goodput (Mbit/s, mean ± 95% CI; Table 3 in parentheses) of Table 3's four columns under each reading "
+            "of the per-link loss: `data` = data frames before MAC retries, `all` = every frame (MAC ACKs too), "
+            "`network` = a drop at the receiving network layer after the MAC acknowledged the frame; with delayed "
+            "ACKs on or off; carrier sense and interference over two hops or three. Pipeline coding at redundancy "
+            f"{PIPELINE_R_STRING:g} with the ACK flow uncoded, adaptive ComboCoding with Eq. 3 on closed counts.")
+    lines = [] if (frames, delack, rng) == (READING, DELAYED_ACK, RANGE) else [
+        f"The closest on all four columns is reading `{frames}` with delayed ACKs {_on(delack)} and interference over "
+        f"{rng}; the loss and string parts ran with `{READING}`, delayed ACKs {_on(DELAYED_ACK)} and {RANGE} "
+        "(READING, DELAYED_ACK, RANGE)."]
+    if two[:3] != (frames, delack, rng):
+        lines.append(f"On NewReno's and PiggyCode's columns alone (the criterion before) the closest is `{two[0]}` "
+                     f"with delayed ACKs {_on(two[1])} and interference over {two[2]}.")
+    return Analysis(summary={"readings": {f"{f}_delack_{_on(a)}_{r.replace(' ', '_')}": v
+                                          for (f, a, r), v in dist.items()},
+                             "closest_reading": {"frames": frames, "delayed_ack": delack, "interference": rng},
+                             "closest_reading_uncoded": {"frames": two[0], "delayed_ack": two[1],
+                                                         "interference": two[2]}},
                     tables=[TableOut("readings_distance", "Which reading of the per-link loss fits Table 3",
-                                     pd.DataFrame(dist_rows), note="Mean absolute difference from Table 3's NewReno "
-                                     "and PiggyCode columns over the hop counts and the three windows.", lines=lines),
-                            TableOut("readings", "No coding and PiggyCode under each loss reading", pd.DataFrame(rows),
-                                     note=note)])
+                                     pd.DataFrame(dist_rows), note="Mean absolute difference from Table 3 over the "
+                                     "hop counts run and the three windows: on all four columns, and on NewReno's "
+                                     "and PiggyCode's alone.", lines=lines),
+                            TableOut("readings", "Table 3's columns under each loss reading", pd.DataFrame(rows),
+                                     note=note),
+                            TableOut("readings_variants", "The coded columns' variants under the closest reading",
+                                     pd.DataFrame(variants),
+                                     note=f"Reading `{frames}`, delayed ACKs {_on(delack)}, interference over {rng}. "
+                                          "Pipeline coding with the ACK flow uncoded (the paper's) and coded "
+                                          "(`scheme.pipeline.code_acks`); adaptive ComboCoding with Eq. 3 once per "
+                                          "closed count and on every report (`scheme.pipeline.estimate`).")])
 
 
 def _table3(df, alt: bool = False) -> Analysis:
@@ -557,7 +654,7 @@ def _loss_figures(df, alt: bool = False) -> Analysis:
                ("overhead", "Transmission overhead (Eq. 6)", "Fig. 9", 2)]
     for value, ylabel, fig_no, digits in metrics:
         fig, axs = grid_figure(6.5, 4.0)
-        line_panel(axs[0, 0], d, "loss", "series", value, LOSS_SERIES, LABELS, f"3 hops ({fig_no})",
+        line_panel(axs[0, 0], d, "loss", "series", value, list(LOSS_SERIES), LABELS, f"3 hops ({fig_no})",
                    "Per-link loss (%)", ylabel)
         axs[0, 0].legend(fontsize=7)
         figures.append(FigureOut(f"{value}_loss", f"{ylabel} against the per-link loss ({fig_no})", fig,
@@ -753,12 +850,13 @@ def _notes(quick: bool, strings, losses) -> Analysis:
     size = QUICK if quick else FULL
     sizes = strings.groupby(["series", "hops"]).size() if not strings.empty else []
     n = int(max(sizes, default=0))
-    notes = [f"{seeds_text(sizes)} seeds per string point (the readings part: {size['readings_seeds']}); string runs 110 s, the "
+    notes = [f"{seeds_text(sizes)} seeds per string point (the readings parts: {size['readings_seeds']}); string runs 110 s, the "
              f"application from 20 s; loss runs {size['loss_duration']:g} s at 3 hops, measured from "
              f"{LOSS_MEASURE_S:g} s."]
     if quick:
-        notes.append("Quick mode: 2 seeds, hops 3 and 7, three loss rates and two redundancies; run without --quick "
-                     "for at least 10 seeds, 3-9 hops, 0-50% loss and the redundancy grid 1.2-4.0.")
+        notes.append("Quick mode: 2 seeds, hops 3 and 7 (the readings: 3), three loss rates and two redundancies; run "
+                     "without --quick for at least 10 seeds, 3-9 hops, 0-50% loss and the redundancy grid "
+                     f"{REDUNDANCIES[0]:g}-{REDUNDANCIES[-1]:g}.")
     if not losses.empty:
         d = at_tuned(losses)
         to = stats_by(d, ["series", "loss"], "timeouts")

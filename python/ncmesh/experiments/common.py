@@ -360,13 +360,14 @@ WIDE_CI = " (wide CI)"
 
 def fmt_ci(mean: float, ci: float, digits: int = 1, unit: str = "", sign: bool = False) -> str:
     """"12.3 ± 0.4" ("+12.3 ± 0.4" with `sign`; the mean alone without a CI, "-" without a
-    mean); marked WIDE_CI when the CI is wider than the mean (0 ± 0 is not marked)."""
+    mean); marked WIDE_CI when the CI is wider than the mean and does not round to 0."""
     if mean is None or not math.isfinite(mean):
         return "-"
     s = f"{mean:+.{digits}f}" if sign else f"{mean:.{digits}f}"
     if ci is not None and math.isfinite(ci):
         s += f" ± {ci:.{digits}f}"
-        if ci > abs(mean):
+        # Flagged where the reader can see it: a CI that rounds to 0 is not shown as wide.
+        if ci > abs(mean) and round(ci, digits) > 0:
             return s + unit + WIDE_CI
     return s + unit
 

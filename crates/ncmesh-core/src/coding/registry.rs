@@ -11,14 +11,14 @@
 //! multipath scheme that generates and acknowledges its own combinations), and then runs
 //! only with `scheme.intra = "none"`; validation refuses the rest with the reason.
 
-use super::combocoding::ComboCfg;
+use super::combocoding::{ComboCfg, XorBuffer};
 use super::comp::{Comp, CompCfg, CompCounters};
 use super::counters::CounterSpec;
 use super::horizon::{Horizon, HorizonCfg, HorizonCounters};
 use super::more::{More, MoreCfg, MoreCounters};
 use super::ncaqm::{NcaqmCfg, NcaqmQueue};
 use super::passthrough::PassThrough;
-use super::piggycode::{PiggyCfg, PiggyCounters, PiggyScheme, WaitRule};
+use super::piggycode::{PiggyCfg, PiggyCounters, PiggyScheme, Placement, WaitRule};
 use super::pipeline::{PipelineCfg, PipelineCoder, PipelineCounters};
 use super::rlnc::{Gf256, Gf65536};
 use super::tcpnc::{NcField, TcpNcCfg, TcpNcCoder, TcpNcCounters};
@@ -287,9 +287,13 @@ pub const SCHEMES: &[SchemeEntry] = &[
         compose: Compose::With("pipeline"),
         make: |s| {
             // PiggyCode's machinery with the direction rule and the timer T
-            // (docs/assumptions.md, ComboCoding).
+            // (docs/assumptions.md, ComboCoding); the paper's network-layer buffer is
+            // its lower-layer placement.
             let mut p = s.scheme.piggycode.params(true);
             p.wait = WaitRule::Fixed(secs(s.scheme.combocoding.timer_s));
+            if s.scheme.combocoding.xor_buffer == XorBuffer::Network {
+                p.placement = Placement::LowerLayer;
+            }
             p.data_sources = Some(s.flows.iter().map(|f| f.src).collect());
             Box::new(PiggyScheme::new(p))
         },

@@ -181,6 +181,8 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "delayed_ack_timeout_s", f(c.delayed_ack_timeout_s));
     kv(&mut o, "rcv_buffer_bytes", c.rcv_buffer_bytes.to_string());
     kv(&mut o, "dupack_threshold", c.dupack_threshold.to_string());
+    kv(&mut o, "prr", c.prr.to_string());
+    kv(&mut o, "rack", c.rack.to_string());
     o.push_str("# variant = \"few\"\n");
     kv(&mut o, "few_alpha", f(c.few_alpha));
     o.push_str("# variant = \"ap\" and \"nc-aware\"\n");
@@ -201,6 +203,14 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "vegas_alpha", c.vegas_alpha.to_string());
     kv(&mut o, "vegas_beta", c.vegas_beta.to_string());
     kv(&mut o, "vegas_gamma", c.vegas_gamma.to_string());
+    o.push_str("# variant = \"cubic\"\n");
+    kv(&mut o, "cubic_c", f(c.cubic_c));
+    kv(&mut o, "cubic_beta", f(c.cubic_beta));
+    kv(
+        &mut o,
+        "cubic_fast_convergence",
+        c.cubic_fast_convergence.to_string(),
+    );
 
     o.push_str("\n[scheme]\n");
     crate::coding::registry::emit(&sc.scheme, &mut o, s);

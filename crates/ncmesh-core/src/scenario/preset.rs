@@ -1,7 +1,8 @@
 //! Simulator presets: `preset = "ns2"` gives a scenario the defaults of the simulator a
-//! paper ran, so a reproduction sets only what the paper says. A preset fills in each of
-//! its fields that the scenario does not give; a field the scenario gives wins. ncmesh's
-//! own defaults (schema.rs) stay for a scenario that names no preset.
+//! paper ran, so a reproduction sets only what the paper says; `preset = "linux"` gives
+//! it the TCP that hosts run today. A preset fills in each of its fields that the
+//! scenario does not give; a field the scenario gives wins. ncmesh's own defaults
+//! (schema.rs) stay for a scenario that names no preset.
 //!
 //! Each value cites where it comes from; docs/scenario-format.md lists them (generated
 //! from `PRESETS`).
@@ -21,6 +22,9 @@ pub enum Preset {
     /// ns-2.33/2.34 (Takimoto et al., Xu et al., Gheorghiu et al. ran it): its TCP
     /// agent, 802.11 MAC, queue and wireless PHY defaults (below).
     Ns2,
+    /// Today's Linux TCP defaults (CUBIC, SACK, RACK-TLP, PRR, its windows and
+    /// timers); the MAC, channel and PHY keep ncmesh's (or a scenario's) values.
+    Linux,
 }
 
 impl Preset {
@@ -96,6 +100,31 @@ const NS2: &[PresetField] = &[
     PresetField { path: "channel.interference_range_m", value: Float(550.0), source: "a signal above CSThresh_ reaches the receiver and can collide (for model = \"range\")" },
 ];
 
+const LINUX_SRC: &str =
+    "Linux 6.x: include/net/tcp.h, net/ipv4/ and the net.ipv4.tcp_* sysctl defaults";
+
+/// Linux's TCP defaults, as far as ncmesh models them (docs/assumptions.md says what is
+/// left out: quick-ack mode, the adaptive delayed-ACK timeout, Linux's RTO formula).
+const LINUX: &[PresetField] = &[
+    PresetField { path: "tcp.variant", value: Str("cubic"), source: "net.ipv4.tcp_congestion_control = cubic (CONFIG_DEFAULT_TCP_CONG, net/ipv4/tcp_cubic.c; RFC 9438)" },
+    PresetField { path: "tcp.cubic_c", value: Float(0.4), source: "tcp_cubic.c bic_scale 41 (C = 41 × 10 / 1024 ≈ 0.4; RFC 9438 §5.1)" },
+    PresetField { path: "tcp.cubic_beta", value: Float(0.7), source: "tcp_cubic.c beta 717 (717 / 1024 ≈ 0.7; RFC 9438 §4.6)" },
+    PresetField { path: "tcp.cubic_fast_convergence", value: Bool(true), source: "tcp_cubic.c fast_convergence 1 (RFC 9438 §4.7)" },
+    PresetField { path: "tcp.sack", value: Bool(true), source: "net.ipv4.tcp_sack = 1 (RFC 2018, RFC 6675)" },
+    PresetField { path: "tcp.rack", value: Bool(true), source: "net.ipv4.tcp_recovery = 1 (TCP_RACK_LOSS_DETECTION) and tcp_early_retrans = 3 (TLP) (RFC 8985)" },
+    PresetField { path: "tcp.prr", value: Bool(true), source: "tcp_cwnd_reduction: PRR-SSRB in every recovery since Linux 3.2 (RFC 6937)" },
+    PresetField { path: "tcp.initial_cwnd_segments", value: Int(10), source: "TCP_INIT_CWND 10 (RFC 6928)" },
+    PresetField { path: "tcp.min_rto_s", value: Float(0.2), source: "TCP_RTO_MIN = HZ / 5 (200 ms)" },
+    PresetField { path: "tcp.initial_rto_s", value: Float(1.0), source: "TCP_TIMEOUT_INIT = 1 × HZ (RFC 6298 §2.1)" },
+    PresetField { path: "tcp.max_rto_s", value: Float(120.0), source: "TCP_RTO_MAX = 120 × HZ" },
+    PresetField { path: "tcp.clock_granularity_s", value: Float(0.001), source: "one jiffy at HZ = 1000 (CONFIG_HZ_1000; RFC 6298's G)" },
+    PresetField { path: "tcp.dupack_threshold", value: Int(3), source: "net.ipv4.tcp_reordering = 3 (TCP_FASTRETRANS_THRESH)" },
+    PresetField { path: "tcp.delayed_ack", value: Bool(true), source: "delayed ACKs on (tcp_send_delayed_ack)" },
+    PresetField { path: "tcp.delayed_ack_count", value: Int(2), source: "__tcp_ack_snd_check: ACK at once once more than one full segment (rcv_mss) is unacknowledged" },
+    PresetField { path: "tcp.delayed_ack_timeout_s", value: Float(0.04), source: "TCP_DELACK_MIN = TCP_ATO_MIN = HZ / 25 (40 ms), the delayed-ACK timeout a connection starts with (Linux grows it towards TCP_DELACK_MAX 200 ms with the segments' spacing: not modelled)" },
+    PresetField { path: "tcp.rcv_buffer_bytes", value: Int(131_072), source: "net.ipv4.tcp_rmem default 131072" },
+];
+
 impl PresetValue {
     /// The value as TOML, for a scenario whose segments are `mss_bytes` long.
     pub fn to_toml(self, mss_bytes: i64) -> Value {
@@ -114,13 +143,16 @@ pub fn parse(v: &Value) -> Result<Preset, ScenarioError> {
     Preset::deserialize(v.clone()).map_err(|_| {
         ScenarioError::new(
             "preset",
-            format!("{v} is not allowed: expected one of \"none\", \"ns2\""),
+            format!("{v} is not allowed: expected one of \"none\", \"ns2\", \"linux\""),
         )
     })
 }
 
 /// Every preset with its fields (none for `"none"`), for the reference and the tests.
-pub const PRESETS: &[(Preset, &str, &[PresetField])] = &[(Preset::Ns2, NS_DEFAULT, NS2)];
+pub const PRESETS: &[(Preset, &str, &[PresetField])] = &[
+    (Preset::Ns2, NS_DEFAULT, NS2),
+    (Preset::Linux, LINUX_SRC, LINUX),
+];
 
 /// The fields `preset` gives.
 pub fn fields(preset: Preset) -> &'static [PresetField] {

@@ -452,6 +452,10 @@ pub enum TcpVariant {
     /// between `vegas_alpha` and `vegas_beta`; slow start doubles every other RTT and
     /// ends above `vegas_gamma`.
     Vegas,
+    /// CUBIC (RFC 9438): congestion avoidance along W_cubic(t) = C (t - K)^3 + W_max
+    /// with the Reno-friendly region and fast convergence; ssthresh = cwnd · β_cubic on
+    /// a loss (`cubic_c`, `cubic_beta`, `cubic_fast_convergence`).
+    Cubic,
 }
 
 /// TCP-AP's variation term: which spread of the recent samples stands for covRTT in
@@ -506,6 +510,13 @@ pub struct TcpCfg {
     pub rcv_buffer_bytes: u32,
     /// Duplicate ACKs that trigger fast retransmit; >= 1.
     pub dupack_threshold: u32,
+    /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) sets the window during loss
+    /// recovery, NewReno's and SACK's, for every variant.
+    pub prr: bool,
+    /// RACK-TLP loss detection (RFC 8985): segments are lost by time (the reordering
+    /// window) rather than by duplicate-ACK count, and a tail loss probe precedes the
+    /// RTO; needs `sack = true`.
+    pub rack: bool,
     /// `"few"`: congestion-avoidance growth in segments per RTT (cwnd += alpha/cwnd per
     /// ACK); in (0, 1] (1 = RFC 5681).
     pub few_alpha: f64,
@@ -541,6 +552,15 @@ pub struct TcpCfg {
     pub vegas_beta: u32,
     /// `"vegas"`: above this many slow start ends.
     pub vegas_gamma: u32,
+    /// `"cubic"`: C of W_cubic(t) = C (t - K)^3 + W_max, segments per second cubed
+    /// (RFC 9438 §4.2, §5.1); > 0.
+    pub cubic_c: f64,
+    /// `"cubic"`: β_cubic, the window after a loss as a share of the window before
+    /// (RFC 9438 §4.6); in (0, 1).
+    pub cubic_beta: f64,
+    /// `"cubic"`: fast convergence (RFC 9438 §4.7): a loss below the last W_max
+    /// remembers W_max = cwnd (1 + β_cubic) / 2.
+    pub cubic_fast_convergence: bool,
 }
 
 impl Default for TcpCfg {
@@ -559,6 +579,8 @@ impl Default for TcpCfg {
             delayed_ack_timeout_s: 0.2,
             rcv_buffer_bytes: 131_072,
             dupack_threshold: 3,
+            prr: false,
+            rack: false,
             few_alpha: 0.01,
             ap_reuse_hops: 4,
             ap_smoothing: 0.7,
@@ -572,6 +594,9 @@ impl Default for TcpCfg {
             vegas_alpha: 1,
             vegas_beta: 3,
             vegas_gamma: 1,
+            cubic_c: 0.4,
+            cubic_beta: 0.7,
+            cubic_fast_convergence: true,
         }
     }
 }

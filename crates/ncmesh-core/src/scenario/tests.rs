@@ -798,7 +798,8 @@ fn bad_cases() -> Vec<(String, &'static str, Vec<&'static str>)> {
         (with("[tcp]\nmax_rto_s = 0.5"), "tcp.max_rto_s", vec!["0.5 is not allowed", "min_rto_s = 1.0"]),
         (with("[tcp]\ndelayed_ack_count = 0"), "tcp.delayed_ack_count", vec!["0 is not allowed"]),
         (with("[tcp]\nrcv_buffer_bytes = 500"), "tcp.rcv_buffer_bytes", vec!["500 is not allowed", "mss_bytes = 1000"]),
-        (with("[tcp]\nvariant = \"cubic\""), "tcp.variant", vec!["\"cubic\" is not allowed", "\"newreno\""]),
+        (with("[tcp]\nvariant = \"bbr\""), "tcp.variant", vec!["\"bbr\" is not allowed", "\"newreno\""]),
+        (with("[tcp]\nrack = true"), "tcp.rack", vec!["true is not allowed", "tcp.sack = true"]),
         (format!("{NODES}[[flows]]\nsrc = 0\ndst = 2\napp = \"cbr\"\n"), "flows[0].rate_kbps", vec!["cbr", "rate_kbps"]),
         (format!("{NODES}[[flows]]\nsrc = 0\ndst = 2\napp = \"cbr\"\nrate_kbps = 0\n"), "flows[0].rate_kbps", vec!["0.0 is not allowed"]),
         (format!("{NODES}[[flows]]\nsrc = 0\ndst = 2\nstart_s = 60\n"), "flows[0].start_s", vec!["60.0 is not allowed"]),
@@ -984,8 +985,27 @@ mod presets {
         assert_eq!(e.field, "preset");
         assert_eq!(
             e.message,
-            "\"ns3\" is not allowed: expected one of \"none\", \"ns2\""
+            "\"ns3\" is not allowed: expected one of \"none\", \"ns2\", \"linux\""
         );
+    }
+
+    #[test]
+    fn linux_is_todays_tcp_and_keeps_rack_tied_to_sack() {
+        let s = parse_toml(&format!("preset = \"linux\"\n{MINIMAL}")).unwrap();
+        let t = &s.tcp;
+        assert_eq!(t.variant, super::super::schema::TcpVariant::Cubic);
+        assert!(t.sack && t.rack && t.prr && t.delayed_ack);
+        assert_eq!(
+            (t.initial_cwnd_segments, t.min_rto_s, t.initial_rto_s),
+            (10, 0.2, 1.0)
+        );
+        assert_eq!(t.rcv_buffer_bytes, 131_072);
+        // Turning SACK off under the preset leaves RACK on: one line naming tcp.rack.
+        let e = parse_toml(&format!(
+            "preset = \"linux\"\n[tcp]\nsack = false\n{MINIMAL}"
+        ))
+        .unwrap_err();
+        assert_eq!(e.field, "tcp.rack");
     }
 
     #[test]

@@ -466,6 +466,20 @@ fn tcp(c: &TcpCfg) -> R {
         positive("tcp.ap_link_rate_mbps", r, "Mbit/s")?;
     }
     positive("tcp.nc_lambda", c.nc_lambda, "")?;
+    if c.rack && !c.sack {
+        return Err(not_allowed(
+            "tcp.rack",
+            c.rack,
+            "false unless tcp.sack = true (RACK-TLP reads SACK information, RFC 8985 §4)",
+        ));
+    }
+    positive("tcp.cubic_c", c.cubic_c, "segments per second cubed")?;
+    within(
+        "tcp.cubic_beta",
+        c.cubic_beta,
+        "a decrease factor",
+        "(0, 1)",
+    )?;
     if c.vegas_beta < c.vegas_alpha {
         return Err(not_allowed(
             "tcp.vegas_beta",

@@ -666,6 +666,48 @@ mod tests {
         assert_eq!(drain(&mut b, &mut s), vec![1, 2]);
     }
 
+    /// ComboCoding's network-layer buffer (Chen et al., "Improved inter-flow coding", the
+    /// lower-layer placement with the timer T): a DATA waits up to T, an ACK pairs with
+    /// the oldest waiting DATA, and every packet joins the interface queue at its tail, so
+    /// DATA leave in the order they came whatever the ACKs do. PiggyCode's stack, for
+    /// contrast, sends a pair ahead of older DATA already queued.
+    #[test]
+    fn the_network_buffer_never_lets_a_data_overtake_another() {
+        for (placement, in_order) in [(Placement::LowerLayer, true), (Placement::Stack, false)] {
+            let mut b = Bench::chain(2);
+            let mut p = super::super::PiggyCfg::default().params(true);
+            p.wait = WaitRule::Fixed(4 * MILLIS);
+            p.placement = placement;
+            p.data_sources = Some(std::sync::Arc::from([0]));
+            let mut s = PiggyScheme::new(p);
+            let mut sent = Vec::new();
+            let mut send = |b: &mut Bench, s: &mut PiggyScheme, now: Time| {
+                b.call(1, now, |cx| s.handle_timeout(cx));
+                while s.poll_at() == PollAt::Now {
+                    sent.extend(transmit(b, s, 1, now).body.packets.iter().map(|p| p.uid));
+                }
+            };
+            for uid in 1..=24u64 {
+                let now = uid * MILLIS;
+                relay(&mut b, &mut s, now, 0, 2, data(uid));
+                if uid % 5 == 0 {
+                    relay(&mut b, &mut s, now, 2, 0, ack(100 + uid));
+                }
+                if uid % 8 == 0 {
+                    send(&mut b, &mut s, now);
+                }
+            }
+            send(&mut b, &mut s, 40 * MILLIS);
+            let data: Vec<u64> = sent.into_iter().filter(|&u| u < 100).collect();
+            assert_eq!(data.len(), 24, "{placement:?}: every DATA leaves once");
+            assert_eq!(
+                data.windows(2).all(|w| w[0] < w[1]),
+                in_order,
+                "{placement:?}: {data:?}"
+            );
+        }
+    }
+
     /// The configured wait is chosen per packet: a DATA given 10 ms after an older one
     /// given 90 ms still leaves after it (the encoding queue releases in arrival order).
     #[test]

@@ -65,8 +65,8 @@ struct Sent {
     m: u32,
     /// Sum of the counts reported so far (N).
     n: u32,
-    /// The next hops that reported it.
-    reporters: SmallVec<[u32; 2]>,
+    /// The next hops that reported it, with the count each reported last.
+    reporters: SmallVec<[(u32, u32); 2]>,
     /// Already taken into the average.
     done: bool,
 }
@@ -131,9 +131,14 @@ impl Received {
     }
 
     /// What is reported: the newest generation `lag` or more behind the newest heard, and
-    /// its count (the first entry, once there is one: `add` keeps nothing older).
-    fn reported(&self, lag: u32) -> Option<(u32, u32)> {
+    /// its count (the first entry, once there is one: `add` keeps nothing older); with
+    /// `current`, the newest generation and its count so far (the paper's "current
+    /// generation").
+    fn reported(&self, lag: u32, current: bool) -> Option<(u32, u32)> {
         let newest = self.gens.last()?.0;
+        if current {
+            return self.gens.last().copied();
+        }
         self.gens.first().copied().filter(|e| e.0 + lag <= newest)
     }
 }
@@ -146,6 +151,9 @@ pub(super) struct LossEstimator {
     out: Vec<(Dir, Outgoing)>,
     /// Generations a count waits for stragglers before it is reported.
     lag: u32,
+    /// Eq. 3 on every report, of the current generation's count so far
+    /// (`Estimate::PerReport`), instead of once per closed count.
+    per_report: bool,
     /// Per received direction and upstream neighbour: its counts per generation.
     received: Vec<((Dir, u32), Received)>,
     /// EWMA updates made.
@@ -155,12 +163,14 @@ pub(super) struct LossEstimator {
 impl LossEstimator {
     /// α of Eq. 4 and K of Eq. 5; a count of a generation is closed and reported once a
     /// generation `lag` (≥ 1) newer has arrived from the same neighbour, and counts what
-    /// arrived of it until then.
-    pub(super) fn new(alpha: f64, base: f64, lag: u32) -> LossEstimator {
+    /// arrived of it until then; with `per_report`, every packet carries the newest
+    /// generation's count so far and every report is a sample of Eq. 3.
+    pub(super) fn new(alpha: f64, base: f64, lag: u32, per_report: bool) -> LossEstimator {
         LossEstimator {
             alpha,
             base,
             lag,
+            per_report,
             out: Vec::new(),
             received: Vec::new(),
             updates: 0,
@@ -207,21 +217,39 @@ impl LossEstimator {
         r: Report,
         next_hops: impl FnOnce() -> SmallVec<[u32; 2]>,
     ) {
-        let (alpha, o) = (self.alpha, super::entry(&mut self.out, about));
+        let (alpha, per_report) = (self.alpha, self.per_report);
+        let o = super::entry(&mut self.out, about);
         match o.last.iter_mut().find(|e| e.0 == from) {
-            Some(e) if r.gen <= e.1 => return,
+            // An older generation's report (overtaken), or a closed count again.
+            Some(e) if r.gen < e.1 || (r.gen == e.1 && !per_report) => return,
             Some(e) => e.1 = r.gen,
             None => o.last.push((from, r.gen)),
         }
         let hops = next_hops();
         let mut updates = 0;
         if let Some(s) = o.sent.iter_mut().find(|s| s.gen == r.gen && !s.done) {
-            if !s.reporters.contains(&from) {
-                s.reporters.push(from);
-                s.n += u32::from(r.count);
+            let count = u32::from(r.count);
+            match s.reporters.iter_mut().find(|e| e.0 == from) {
+                // A closed count is final: its first report is taken.
+                None => {
+                    s.reporters.push((from, count));
+                    s.n += count;
+                }
+                // A current count only grows: the newest replaces the one before (a
+                // smaller one was overtaken by it).
+                Some(e) if per_report && count >= e.1 => {
+                    s.n = s.n - e.1 + count;
+                    e.1 = count;
+                }
+                Some(_) if per_report => return,
+                Some(_) => {}
             }
-            if hops.iter().all(|h| s.reporters.contains(h)) {
-                updates += average(&mut o.loss, alpha, s);
+            if hops.iter().all(|h| s.reporters.iter().any(|e| e.0 == *h)) {
+                updates += if per_report {
+                    sample(&mut o.loss, alpha, s)
+                } else {
+                    average(&mut o.loss, alpha, s)
+                };
             }
         }
         // A generation another next hop has passed by SILENT_AFTER: a next hop that never
@@ -233,7 +261,8 @@ impl LossEstimator {
                 continue;
             }
             let skipped = hops.iter().any(|h| {
-                !s.reporters.contains(h) && o.last.iter().any(|e| e.0 == *h && e.1 >= s.gen)
+                !s.reporters.iter().any(|e| e.0 == *h)
+                    && o.last.iter().any(|e| e.0 == *h && e.1 >= s.gen)
             });
             if skipped {
                 s.done = true;
@@ -249,15 +278,15 @@ impl LossEstimator {
     /// arrived from it; and whether they must name their neighbour (more than one
     /// upstream neighbour was ever heard).
     pub(super) fn report(&self, d: Dir) -> (SmallVec<[Report; 2]>, bool) {
-        let lag = self.lag;
+        let (lag, current) = (self.lag, self.per_report);
         let mine = || self.received.iter().filter(|e| e.0 .0 == d);
         let newest = mine()
-            .filter_map(|e| e.1.reported(lag))
+            .filter_map(|e| e.1.reported(lag, current))
             .map(|(g, _)| g)
             .max();
         let reports = mine()
             .filter_map(|((_, to), r)| {
-                let (gen, n) = r.reported(lag)?;
+                let (gen, n) = r.reported(lag, current)?;
                 (gen + FORGET_AFTER >= newest?).then_some(Report {
                     to: *to,
                     gen,
@@ -290,11 +319,17 @@ impl LossEstimator {
     }
 }
 
-/// Eq. 3 and 4 for generation `s`: its instantaneous loss (M − N) / M into the average.
-/// Returns the number of updates made (1: a record starts at its first combination, so
-/// M ≥ 1).
+/// Eq. 3 and 4 for generation `s`: its instantaneous loss (M − N) / M into the average,
+/// once (the generation is done). Returns the number of updates made (1: a record starts
+/// at its first combination, so M ≥ 1).
 fn average(loss: &mut f64, alpha: f64, s: &mut Sent) -> u64 {
     s.done = true;
+    sample(loss, alpha, s)
+}
+
+/// Eq. 3 and 4 on the counts as they stand (M so far, the current N), the generation left
+/// open for the next report.
+fn sample(loss: &mut f64, alpha: f64, s: &Sent) -> u64 {
     let p0 = (f64::from(s.m) - f64::from(s.n)).max(0.0) / f64::from(s.m);
     *loss += alpha * (p0 - *loss);
     1
@@ -325,9 +360,58 @@ mod tests {
         v.0.iter().map(|r| (r.to, r.gen, r.count)).collect()
     }
 
+    /// A node sends 20 combinations per generation to its next hop, which reports its
+    /// count on a packet back after each one it receives; from generation 10 on, 2 of
+    /// every 5 are lost. The estimate after each generation.
+    fn step_in_loss(per_report: bool, lag: u32) -> Vec<f64> {
+        let mut me = LossEstimator::new(1.0 / 6.0, 1.4, lag, per_report);
+        let mut next = LossEstimator::new(1.0 / 6.0, 1.4, lag, per_report);
+        let mut after = Vec::new();
+        for gen in 0..20u32 {
+            for i in 0..20u32 {
+                me.sent(D, gen);
+                if gen < 10 || i % 5 >= 2 {
+                    next.received(D, 0, gen);
+                }
+                for r in next.report(D).0 {
+                    me.reported(D, NEXT, r, || [NEXT].into_iter().collect());
+                }
+            }
+            after.push(me.loss(D));
+        }
+        after
+    }
+
+    /// Eq. 3 on every report (`Estimate::PerReport`) follows a step in loss within a
+    /// generation or two; on counts closed three generations late (the default) it has
+    /// not begun to move two generations after the step.
+    #[test]
+    fn the_per_report_estimate_follows_a_step_in_loss_within_a_few_generations() {
+        let fast = step_in_loss(true, 3);
+        let closed = step_in_loss(false, 3);
+        assert!(
+            fast[9] < 0.01 && closed[9] < 0.01,
+            "no loss, no estimate: {fast:?}"
+        );
+        assert!(
+            fast[11] > 0.25,
+            "two generations after the step: {:.3}",
+            fast[11]
+        );
+        assert!(
+            closed[11] < 0.01,
+            "closed counts of generation 10 not back yet: {:.3}",
+            closed[11]
+        );
+        // Ten generations on, the per-report estimate is at the loss; the closed one has
+        // had six samples, α = 1/6 each: 0.4 (1 − (5/6)^6) = 0.27.
+        assert!((fast[19] - 0.4).abs() < 0.1, "{:.3}", fast[19]);
+        assert!((closed[19] - 0.27).abs() < 0.03, "{:.3}", closed[19]);
+    }
+
     #[test]
     fn the_estimate_follows_eq_3_to_5() {
-        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1, false);
         assert!((e.redundancy(D) - 1.4).abs() < 1e-12, "R(0) = K");
         // Generation 0: 20 sent; the next hop reports 16 received once it closed it (lag 1).
         for _ in 0..20 {
@@ -351,7 +435,7 @@ mod tests {
 
     #[test]
     fn a_steady_loss_is_reached_and_a_stale_report_ignored() {
-        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1, false);
         for g in 0..60u32 {
             for _ in 0..20 {
                 e.sent(D, g);
@@ -371,7 +455,7 @@ mod tests {
         // count is final once it reports the next generation.
         for p in [0.1, 0.3, 0.5] {
             let mut rng = Rng::stream(9, 0, StreamPurpose::FlowCoding);
-            let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
+            let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1, false);
             let mut tail = Vec::new();
             for g in 0..400u32 {
                 let mut n = 0u16;
@@ -397,7 +481,7 @@ mod tests {
     fn two_next_hops_sum_their_counts_and_a_silent_one_counts_as_loss() {
         // Generations of 20 spread over next hops 1 and 2 (10 each), 20% lost on each
         // link: each reports 8, and the sum gives 20%, not the 60% one report alone says.
-        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1, false);
         for g in 0..80u32 {
             for _ in 0..20 {
                 e.sent(D, g);
@@ -425,7 +509,7 @@ mod tests {
 
     #[test]
     fn reports_go_to_each_upstream_neighbour_heard_lately() {
-        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1, false);
         // ACK-direction combinations (this node is their destination's side) from
         // neighbours 5 and 6: generation 0 closes at each when generation 1 starts (lag 1).
         for (from, n) in [(5, 3), (6, 4)] {
@@ -448,7 +532,7 @@ mod tests {
 
     #[test]
     fn a_next_hop_that_skipped_a_count_is_not_taken_for_a_dead_one() {
-        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1);
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 1, false);
         for g in 0..4u32 {
             for _ in 0..20 {
                 e.sent(D, g);
@@ -476,7 +560,7 @@ mod tests {
         // of generation 1. With a lag of 2 they count; with 1 the count was already sent.
         let arrivals = [(0, 10), (1, 5), (0, 3), (1, 9)];
         for (lag, reported) in [(1, 10), (2, 13)] {
-            let mut e = LossEstimator::new(1.0 / 6.0, 1.4, lag);
+            let mut e = LossEstimator::new(1.0 / 6.0, 1.4, lag, false);
             let mut first = None;
             for (g, n) in arrivals {
                 for _ in 0..n {
@@ -490,7 +574,7 @@ mod tests {
         }
         // Lag 2: generation 1 is reported once 3 starts; a combination of 0 then is too
         // late to count anywhere, one of 2 (still counting) finds its place.
-        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 2);
+        let mut e = LossEstimator::new(1.0 / 6.0, 1.4, 2, false);
         for (g, n) in arrivals {
             for _ in 0..n {
                 e.received(A, NEXT, g);
@@ -510,7 +594,7 @@ mod tests {
     fn combinations_sent_out_of_order_count_in_their_own_generation() {
         // Generation 1 goes on the air before the rest of 0 (a coded pair jumped the
         // queue): M of 0 is 4 + 6, M of 1 is 5.
-        let mut e = LossEstimator::new(1.0, 1.4, 1);
+        let mut e = LossEstimator::new(1.0, 1.4, 1, false);
         let sends = [(0, 4), (1, 5), (0, 6)];
         for (g, n) in sends {
             for _ in 0..n {
@@ -523,7 +607,7 @@ mod tests {
         assert!(e.loss(D).abs() < 1e-12, "{}", e.loss(D));
         // The first combination of a generation older than any kept starts a record, at
         // the front or between two others.
-        let mut e = LossEstimator::new(1.0, 1.4, 1);
+        let mut e = LossEstimator::new(1.0, 1.4, 1, false);
         for g in [3, 1, 1, 5, 4, 4, 4, 4] {
             e.sent(D, g);
         }
@@ -532,7 +616,7 @@ mod tests {
         ack(&mut e, NEXT, 5, rep(4, 3), &[NEXT]);
         assert!((e.loss(D) - 0.25).abs() < 1e-12, "{}", e.loss(D));
         // With KEPT generations on record, an older one is not recorded (no sample).
-        let mut e = LossEstimator::new(1.0, 1.4, 1);
+        let mut e = LossEstimator::new(1.0, 1.4, 1, false);
         for g in 10..10 + KEPT as u32 {
             e.sent(D, g);
         }

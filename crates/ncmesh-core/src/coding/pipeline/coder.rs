@@ -57,9 +57,9 @@ impl PipelineCoder {
     /// A node's coder.
     pub fn new(params: PipelineParams) -> PipelineCoder {
         PipelineCoder {
-            adapt: params
-                .adaptive
-                .map(|a| LossEstimator::new(a.alpha, a.base_redundancy, a.report_lag)),
+            adapt: params.adaptive.map(|a| {
+                LossEstimator::new(a.alpha, a.base_redundancy, a.report_lag, a.per_report)
+            }),
             params,
             sources: Vec::new(),
             relays: Vec::new(),

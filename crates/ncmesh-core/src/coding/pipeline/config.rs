@@ -5,6 +5,21 @@ use crate::check::*;
 use crate::engine::{secs, Time};
 use serde::{Deserialize, Serialize};
 
+/// When Eq. 3 is evaluated, and on which count (Chen et al., "Loss adaptation
+/// algorithm", which carries "the current generation's" count and does not say when the
+/// sender evaluates).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum Estimate {
+    /// Once per generation, on counts closed `report_lag` generations later.
+    Closed,
+    /// On every report, on the current generation's count so far against M so far: the
+    /// estimate moves with every packet that comes back, but reads the combinations still
+    /// in flight as lost.
+    PerReport,
+}
+
 /// Pipeline coding's parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -47,6 +62,10 @@ pub struct PipelineCfg {
     /// the head of the queue and so reorders generations. 1: the next generation's first
     /// combination closes a count; 1-4.
     pub report_lag: u32,
+    /// When Eq. 3 is evaluated: `"closed"` (once per generation, on counts closed
+    /// `report_lag` generations later) or `"per-report"` (on every report, on the current
+    /// generation's count so far).
+    pub estimate: Estimate,
 }
 
 impl Default for PipelineCfg {
@@ -63,6 +82,7 @@ impl Default for PipelineCfg {
             base_redundancy: 1.4,
             ewma_alpha: 1.0 / 6.0,
             report_lag: 3,
+            estimate: Estimate::Closed,
         }
     }
 }
@@ -101,6 +121,8 @@ pub struct Adaptation {
     pub alpha: f64,
     /// Generations a count waits for stragglers before it is reported.
     pub report_lag: u32,
+    /// Eq. 3 on every report, on the current generation's count.
+    pub per_report: bool,
 }
 
 impl PipelineCfg {
@@ -150,6 +172,7 @@ impl PipelineCfg {
                 base_redundancy: self.base_redundancy,
                 alpha: self.ewma_alpha,
                 report_lag: self.report_lag,
+                per_report: self.estimate == Estimate::PerReport,
             }),
         }
     }

@@ -116,13 +116,21 @@ impl Sink {
         }
     }
 
-    /// Moves the cursor to `to`, counting the packets passed over that are known to
-    /// exist (spanned by a combination received: a source may close a generation early).
+    /// Moves the cursor to `to`, counting the packets passed over: every position of a
+    /// generation up to its length, which the next generation's header gives (a source
+    /// may close one early); without that header, k. A tail no received combination
+    /// spanned counts too: its packets were sent, and are lost to the transport above.
     fn skip_to(&mut self, to: (u32, usize), k: usize) -> u64 {
         let mut n = 0;
         while self.next < to {
             let (g, pos) = self.next;
-            n += u64::from(self.gens.find(g).is_some_and(|x| pos < x.natives.len()));
+            let len = self
+                .gens
+                .find(g + 1)
+                .map(|x| x.prev_len)
+                .filter(|&l| l > 0)
+                .unwrap_or(k);
+            n += u64::from(pos < len);
             self.advance(k);
         }
         n
@@ -263,6 +271,43 @@ mod tests {
         assert_eq!(
             receive(&mut s, &combo(&mut rng, 0, &g0, 4, &h0), &mut got).0,
             Received::Late
+        );
+    }
+
+    /// Packets 2 and 3 of generation 0 were in no combination that arrived (the tail's
+    /// combinations were all lost): given up all the same, with the hole they leave.
+    #[test]
+    fn a_tail_no_combination_spanned_is_given_up_too() {
+        let mut rng = Rng::stream(5, 0, StreamPurpose::FlowCoding);
+        let (g0, g1) = (generation(0, K), generation(K as u64, K));
+        let mut s = Sink::default();
+        let mut got = Vec::new();
+        for m in [1, 2] {
+            receive(&mut s, &combo(&mut rng, 0, &g0, m, &header(0)), &mut got);
+        }
+        assert_eq!(got.len(), 2, "p0 and p1 decode");
+        receive(
+            &mut s,
+            &combo(&mut rng, 1, &g1, 1, &header(K as u16)),
+            &mut got,
+        );
+        assert!(s.blocked());
+        assert_eq!(
+            s.give_up(K, &mut |n| got.push(n)),
+            2,
+            "p2 and p3, never spanned"
+        );
+        // A whole generation lost in between counts its k packets.
+        let g3 = generation(3 * K as u64, K);
+        receive(
+            &mut s,
+            &combo(&mut rng, 3, &g3, 1, &header(K as u16)),
+            &mut got,
+        );
+        assert_eq!(
+            s.give_up(K, &mut |n| got.push(n)),
+            (K - 1 + K) as u64,
+            "p5-p7 and generation 2"
         );
     }
 

@@ -26,7 +26,8 @@ pub enum FlowTimer {
     Stop,
     /// The next write of a constant-bit-rate application.
     AppTick,
-    /// The TCP sender's retransmission timer (RFC 6298).
+    /// The TCP sender's retransmission timer (RFC 6298), which with RACK-TLP also
+    /// carries the reordering and probe timers (RFC 8985 §8).
     Rto,
     /// A paced TCP sender may send again.
     Pace,
@@ -188,9 +189,9 @@ impl Endpoint {
             FlowTimer::AppTick => self.app_tick(now),
             FlowTimer::Rto => {
                 let tx = self.tx.as_mut().expect("an RTO belongs to a TCP sender");
-                match tx.rto_deadline() {
+                match tx.timer_deadline() {
                     Some(d) if d <= now => {
-                        tx.on_rto(now);
+                        tx.on_timer(now);
                         self.plan([Step::Pump, ARM_RTO, ARM_PACE]);
                     }
                     // The deadline moved on since this event was scheduled.
@@ -401,7 +402,7 @@ impl Endpoint {
     /// The time to schedule `timer` at, if its deadline needs an event.
     fn arm(&mut self, timer: FlowTimer, now: Time) -> Option<Time> {
         let deadline = match timer {
-            FlowTimer::Rto => self.tx.as_ref()?.rto_deadline()?,
+            FlowTimer::Rto => self.tx.as_ref()?.timer_deadline()?,
             // A pacing deadline that has passed holds nothing back.
             FlowTimer::Pace => self.tx.as_ref()?.pacing_deadline().filter(|&t| t > now)?,
             FlowTimer::DelAck => self.rx.as_ref()?.delack_deadline()?,

@@ -1,6 +1,7 @@
 //! TCP parameters in simulator units (bytes, nanoseconds).
 
 use super::ap::ApParams;
+use super::cubic::CubicParams;
 use super::vegas::VegasParams;
 use crate::engine::{secs, Time};
 use crate::scenario::schema::{TcpCfg, TcpVariant};
@@ -37,6 +38,10 @@ pub struct TcpConfig {
     pub rcv_buffer: u32,
     /// Duplicate ACKs that trigger fast retransmit (DupThresh, RFC 5681 section 3.2).
     pub dupack_threshold: u32,
+    /// PRR (RFC 6937) sets the window during loss recovery.
+    pub prr: bool,
+    /// RACK-TLP (RFC 8985) loss detection; only with `sack`.
+    pub rack: bool,
     /// TCP-FeW window growth per RTT in congestion avoidance, segments.
     pub few_alpha: f64,
     /// TCP-AP pacing parameters (also used by the coding-aware variant).
@@ -45,6 +50,8 @@ pub struct TcpConfig {
     pub nc_lambda: f64,
     /// TCP Vegas's thresholds, segments.
     pub vegas: VegasParams,
+    /// CUBIC's constants (RFC 9438).
+    pub cubic: CubicParams,
     /// Hops of the connection's path, for TCP-AP's 4HPD estimate. The scenario does
     /// not set it; the simulator passes the route length with
     /// [`super::TcpSender::set_path_hops`]. `None` means [`DEFAULT_PATH_HOPS`].
@@ -74,6 +81,8 @@ impl TcpConfig {
             delayed_ack_timeout: secs(c.delayed_ack_timeout_s),
             rcv_buffer: c.rcv_buffer_bytes,
             dupack_threshold: c.dupack_threshold.max(1),
+            prr: c.prr,
+            rack: c.rack && c.sack,
             few_alpha: if c.few_alpha > 0.0 {
                 c.few_alpha.min(1.0)
             } else {
@@ -89,6 +98,11 @@ impl TcpConfig {
                 alpha: c.vegas_alpha,
                 beta: c.vegas_beta.max(c.vegas_alpha),
                 gamma: c.vegas_gamma,
+            },
+            cubic: CubicParams {
+                c: c.cubic_c,
+                beta: c.cubic_beta,
+                fast_convergence: c.cubic_fast_convergence,
             },
             hops: None,
         }
@@ -111,7 +125,7 @@ mod tests {
     use super::*;
     use crate::engine::{MILLIS, SECOND};
     use crate::scenario::schema::ApVariation;
-    use crate::transport::tcp::{ApParams, VegasParams};
+    use crate::transport::tcp::{ApParams, CubicParams, VegasParams};
 
     #[test]
     fn converts_seconds_to_nanoseconds() {
@@ -151,6 +165,7 @@ mod tests {
             ("ap", TcpVariant::Ap),
             ("nc-aware", TcpVariant::NcAware),
             ("vegas", TcpVariant::Vegas),
+            ("cubic", TcpVariant::Cubic),
         ] {
             let s = parse_toml(&scenario(&format!("variant = \"{name}\""))).unwrap();
             assert_eq!(s.tcp.variant, v);
@@ -161,7 +176,9 @@ mod tests {
              ap_history = 20\nap_cov_factor = 1.5\nap_variation = \"cov-rtt\"\n\
              ap_delay_bound_s = 0.25\n\
              ap_initial_interval_s = 0.02\nap_link_rate_mbps = 11\nnc_lambda = 0.4\n\
-             vegas_alpha = 28\nvegas_beta = 30\nvegas_gamma = 2",
+             vegas_alpha = 28\nvegas_beta = 30\nvegas_gamma = 2\ncubic_c = 0.5\n\
+             cubic_beta = 0.8\ncubic_fast_convergence = false\nsack = true\nprr = true\n\
+             rack = true",
         ))
         .unwrap();
         assert_eq!(parse_toml(&to_toml(&s)).unwrap(), s);
@@ -169,6 +186,15 @@ mod tests {
         assert_eq!(t.few_alpha, 0.5);
         assert_eq!(t.nc_lambda, 0.4);
         assert_eq!(t.hops, None);
+        assert!(t.prr && t.rack && t.sack);
+        assert_eq!(
+            t.cubic,
+            CubicParams {
+                c: 0.5,
+                beta: 0.8,
+                fast_convergence: false
+            }
+        );
         // The thresholds Sundararajan et al.'s TCP/NC runs are recalled to use.
         assert_eq!(
             t.vegas,
@@ -195,6 +221,8 @@ mod tests {
         let d = TcpConfig::default();
         assert_eq!((d.few_alpha, d.nc_lambda), (0.01, 0.2));
         assert_eq!(d.vegas, VegasParams::default(), "ns-2's 1, 3, 1");
+        assert_eq!(d.cubic, CubicParams::default(), "RFC 9438's 0.4, 0.7, on");
+        assert!(!d.prr && !d.rack, "off: results as before");
         assert_eq!(
             d.ap,
             ApParams {
@@ -229,6 +257,11 @@ mod tests {
             ("nc_lambda = nan", "tcp.nc_lambda"),
             ("vegas_alpha = 4\nvegas_beta = 3", "tcp.vegas_beta"),
             ("vegas_gamma = -1", "tcp.vegas_gamma"),
+            ("cubic_c = 0", "tcp.cubic_c"),
+            ("cubic_c = inf", "tcp.cubic_c"),
+            ("cubic_beta = 1", "tcp.cubic_beta"),
+            ("cubic_beta = 0", "tcp.cubic_beta"),
+            ("rack = true", "tcp.rack"),
             ("variant = \"ncaware\"", "tcp.variant"),
         ] {
             let e = parse_toml(&scenario(text)).unwrap_err();

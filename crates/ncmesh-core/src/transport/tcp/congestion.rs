@@ -7,11 +7,12 @@
 //! Variants that only change these rules are a new struct plus an arm in
 //! [`CcAlgorithm`]; the sender does not change. Implemented: [`Reno`] (RFC 5681, the
 //! `newreno` variant), [`Few`] (TCP-FeW's fractional growth), [`Ap`] (TCP-AP's
-//! pacing, and the network-coding-aware variant of Xu et al.) and [`Vegas`] (TCP Vegas,
-//! ns-2's agent).
+//! pacing, and the network-coding-aware variant of Xu et al.), [`Vegas`] (TCP Vegas,
+//! ns-2's agent) and [`Cubic`] (RFC 9438).
 
 use super::ap::Ap;
 use super::config::{TcpConfig, DEFAULT_PATH_HOPS};
+use super::cubic::Cubic;
 use super::few::Few;
 use super::vegas::Vegas;
 use crate::engine::Time;
@@ -64,6 +65,14 @@ pub trait CongestionControl {
         self.ssthresh_after_loss(w, flight)
     }
 
+    /// A loss was detected (recovery begins, or a first timeout): called with the
+    /// window before any reduction, just before ssthresh is recomputed.
+    fn on_loss(&mut self, _w: &Window, _now: Time) {}
+
+    /// The retransmission timer expired (every expiry, after [`Self::on_loss`] for the
+    /// first).
+    fn on_timeout(&mut self) {}
+
     /// Loss recovery (NewReno or SACK) ended; the sender has set the window by its
     /// rule, which the variant may adjust.
     fn on_recovery_exit(&mut self, _w: &mut Window) {}
@@ -93,6 +102,9 @@ pub trait CongestionControl {
 
     /// A valid RTT measurement was taken (for delay- or rate-based variants).
     fn on_rtt_sample(&mut self, _now: Time, _rtt: Time) {}
+
+    /// The RFC 6298 smoothed RTT after a new measurement.
+    fn on_smoothed_rtt(&mut self, _srtt: Time) {}
 
     /// Earliest time the next segment may be sent, for paced variants; `None` means
     /// the window alone governs transmission.
@@ -160,6 +172,8 @@ pub enum CcAlgorithm {
     Ap(Ap),
     /// TCP Vegas ([`Vegas`]).
     Vegas(Vegas),
+    /// CUBIC ([`Cubic`], RFC 9438).
+    Cubic(Cubic),
 }
 
 impl CcAlgorithm {
@@ -184,6 +198,7 @@ impl CcAlgorithm {
                 CcAlgorithm::Ap(Ap::new(cfg.ap.clone(), cfg.nc_lambda, smss, hops))
             }
             TcpVariant::Vegas => CcAlgorithm::Vegas(Vegas::new(cfg.vegas, smss)),
+            TcpVariant::Cubic => CcAlgorithm::Cubic(Cubic::new(cfg.cubic)),
         }
     }
 
@@ -193,6 +208,7 @@ impl CcAlgorithm {
             CcAlgorithm::Few(c) => c,
             CcAlgorithm::Ap(c) => c,
             CcAlgorithm::Vegas(c) => c,
+            CcAlgorithm::Cubic(c) => c,
         }
     }
 
@@ -202,6 +218,7 @@ impl CcAlgorithm {
             CcAlgorithm::Few(c) => c,
             CcAlgorithm::Ap(c) => c,
             CcAlgorithm::Vegas(c) => c,
+            CcAlgorithm::Cubic(c) => c,
         }
     }
 }
@@ -215,6 +232,12 @@ impl CongestionControl for CcAlgorithm {
     }
     fn ssthresh_after_dupacks(&self, w: &Window, flight: u64) -> u64 {
         self.inner().ssthresh_after_dupacks(w, flight)
+    }
+    fn on_loss(&mut self, w: &Window, now: Time) {
+        self.inner_mut().on_loss(w, now)
+    }
+    fn on_timeout(&mut self) {
+        self.inner_mut().on_timeout()
     }
     fn on_recovery_exit(&mut self, w: &mut Window) {
         self.inner_mut().on_recovery_exit(w)
@@ -239,6 +262,9 @@ impl CongestionControl for CcAlgorithm {
     fn on_rtt_sample(&mut self, now: Time, rtt: Time) {
         self.inner_mut().on_rtt_sample(now, rtt)
     }
+    fn on_smoothed_rtt(&mut self, srtt: Time) {
+        self.inner_mut().on_smoothed_rtt(srtt)
+    }
     fn pacing_release(&self) -> Option<Time> {
         self.inner().pacing_release()
     }
@@ -262,7 +288,7 @@ impl CongestionControl for CcAlgorithm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::tcp::VegasParams;
+    use crate::transport::tcp::{CubicParams, VegasParams};
 
     const MSS: u64 = 1000;
 
@@ -364,6 +390,24 @@ mod tests {
                     alpha: 28,
                     beta: 30,
                     gamma: 2
+                }
+            ),
+            other => panic!("{other:?}"),
+        }
+        match CcAlgorithm::from_config(&TcpConfig {
+            cubic: CubicParams {
+                c: 0.5,
+                beta: 0.8,
+                fast_convergence: false,
+            },
+            ..cfg(TcpVariant::Cubic)
+        }) {
+            CcAlgorithm::Cubic(c) => assert_eq!(
+                c.params(),
+                CubicParams {
+                    c: 0.5,
+                    beta: 0.8,
+                    fast_convergence: false
                 }
             ),
             other => panic!("{other:?}"),

@@ -82,7 +82,7 @@ impl Pipe {
         while !self.done() {
             let t = [
                 self.q.peek_time(),
-                self.snd.rto_deadline(),
+                self.snd.timer_deadline(),
                 self.rcv.delack_deadline(),
                 self.snd.pacing_deadline().filter(|&p| p > self.now),
             ]
@@ -106,8 +106,8 @@ impl Pipe {
                         self.snd.on_ack(t, &a);
                     }
                 }
-            } else if self.snd.rto_deadline() == Some(t) {
-                self.snd.on_rto(t);
+            } else if self.snd.timer_deadline() == Some(t) {
+                self.snd.on_timer(t);
             } else if self.rcv.delack_deadline() == Some(t) {
                 if let Some(a) = self.rcv.on_delack_timeout(t) {
                     self.q.schedule(t + self.delay, Ev::Ack(a));
@@ -131,11 +131,13 @@ impl Pipe {
     fn pump(&mut self) {
         for _ in 0..100_000 {
             let prev_max = self.snd.snd_max();
+            let probes = self.snd.stats().tail_loss_probes;
             let Some(h) = self.snd.next_segment(self.now, self.app_bytes) else {
                 return;
             };
             self.log_recovery();
-            if h.seq >= prev_max {
+            // A tail loss probe is exempt from cwnd (RFC 8985 §7.3).
+            if h.seq >= prev_max && self.snd.stats().tail_loss_probes == probes {
                 self.check_window_invariant(&h);
             }
             let n = self.tx_count.entry(h.seq).or_insert(0);
@@ -644,4 +646,71 @@ fn vegas_keeps_its_queue_between_alpha_and_beta_on_a_clean_path() {
         .max()
         .unwrap();
     assert!(reno_max > 50, "NewReno queue peaked at {reno_max}");
+}
+
+#[test]
+fn cubic_prr_and_rack_repair_random_losses_deterministically() {
+    for variant in [TcpVariant::Newreno, TcpVariant::Cubic] {
+        for (prr, rack) in [(true, false), (false, true), (true, true)] {
+            let c = TcpConfig {
+                prr,
+                rack,
+                ..variant_cfg(variant, true, true)
+            };
+            let run = || {
+                let mut rnd = lcg(11);
+                let mut p = Pipe::new(&c, 15 * MILLIS, 200_000, 1_000_000)
+                    .with_drop(move |_, _| rnd() < 0.03);
+                p.run(900 * SECOND);
+                assert!(
+                    p.done(),
+                    "{variant:?} prr={prr} rack={rack}: stuck at {}",
+                    p.rcv.delivered_bytes()
+                );
+                let log: Vec<_> = p
+                    .sent
+                    .iter()
+                    .map(|(t, h, d)| (*t, h.seq, h.len, *d))
+                    .collect();
+                (p.now, log, p.snd.stats().clone())
+            };
+            let (t1, log1, st1) = run();
+            let (t2, log2, _) = run();
+            assert_eq!(
+                (t1, &log1),
+                (t2, &log2),
+                "{variant:?} prr={prr} rack={rack}"
+            );
+            assert_eq!(st1.bytes_acked, 1_000_000);
+            assert!(
+                st1.fast_retransmits > 0,
+                "{variant:?} prr={prr} rack={rack}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rack_probes_a_lost_tail_instead_of_waiting_for_the_rto() {
+    // The last two segments of a transfer are lost once: with RACK-TLP the probe
+    // repairs the tail in about two RTTs; without, the RTO (1 s) does.
+    let drop = |h: &TcpHeader, n: u32| n == 0 && h.seq >= 48 * MSS;
+    let mut plain = Pipe::new(&cfg(true, false), 15 * MILLIS, 0, 50 * MSS).with_drop(drop);
+    plain.run(600 * SECOND);
+    let c = TcpConfig {
+        rack: true,
+        ..cfg(true, false)
+    };
+    let mut rack = Pipe::new(&c, 15 * MILLIS, 0, 50 * MSS).with_drop(drop);
+    rack.run(600 * SECOND);
+    assert!(plain.done() && rack.done());
+    assert_eq!(plain.snd.stats().timeouts, 1);
+    assert_eq!(rack.snd.stats().timeouts, 0);
+    assert_eq!(rack.snd.stats().tail_loss_probes, 1);
+    assert!(
+        rack.now + 500 * MILLIS < plain.now,
+        "{} vs {}",
+        rack.now,
+        plain.now
+    );
 }

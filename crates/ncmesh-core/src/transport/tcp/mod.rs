@@ -1,6 +1,6 @@
 //! TCP as plain state machines: no I/O and no clock. The simulator passes the
 //! current time (`now`, nanoseconds) into every call and asks for deadlines
-//! ([`TcpSender::rto_deadline`], [`TcpSender::pacing_deadline`],
+//! ([`TcpSender::timer_deadline`], [`TcpSender::pacing_deadline`],
 //! [`TcpReceiver::delack_deadline`]) to schedule timers.
 //!
 //! The model: byte sequence numbers from 0 as `u64` (no wrap), the connection exists
@@ -9,20 +9,26 @@
 //! (RFC 6582) or, with `sack`, SACK-based (RFC 2018, RFC 6675); the RTO follows
 //! RFC 6298; window growth (RFC 5681) sits behind [`CongestionControl`] so other
 //! variants replace it: TCP-FeW ([`few`]), TCP-AP and network-coding-aware TCP
-//! ([`ap`], rate pacing), TCP Vegas ([`vegas`]).
+//! ([`ap`], rate pacing), TCP Vegas ([`vegas`]), CUBIC ([`cubic`], RFC 9438).
 //!
 //! One concept per file (the header is `wire::tcp`): [`config`], [`rtt`] (RFC 6298),
 //! [`congestion`] (the variant seam and RFC 5681 growth), [`few`], [`ap`], [`vegas`],
-//! [`scoreboard`] (SACK scoreboard, RFC 6675 helpers), [`sender`], [`receiver`].
+//! [`cubic`],
+//! [`scoreboard`] (SACK scoreboard, RFC 6675 helpers), [`prr`] (RFC 6937), [`rack`]
+//! and [`tlp`] (RFC 8985), [`sender`], [`receiver`].
 
 pub mod ap;
 pub mod config;
 pub mod congestion;
+pub mod cubic;
 pub mod few;
+pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+pub mod tlp;
 pub mod vegas;
 
 #[cfg(test)]
@@ -32,9 +38,13 @@ pub use crate::wire::tcp::{SackBlock, TcpHeader, MAX_SACK_BLOCKS, TCP_HEADER_BYT
 pub use ap::{Ap, ApParams};
 pub use config::{TcpConfig, DEFAULT_PATH_HOPS};
 pub use congestion::{CcAlgorithm, CongestionControl, Reno, Window};
+pub use cubic::{Cubic, CubicParams};
 pub use few::Few;
+pub use prr::Prr;
+pub use rack::Rack;
 pub use receiver::{TcpReceiver, TcpReceiverStats};
 pub use rtt::RttEstimator;
 pub use scoreboard::Scoreboard;
 pub use sender::{RecoveryState, TcpSender, TcpSenderStats};
+pub use tlp::Tlp;
 pub use vegas::{Vegas, VegasParams};

@@ -17,6 +17,16 @@
 //!   timed at a time and timing is abandoned whenever anything is retransmitted
 //!   (Karn); timer start/restart/stop per section 5. A variant may turn the backoff
 //!   off ([`CongestionControl::rto_backoff`], TCP-AP).
+//! - RFC 6937 (`prr`): during either recovery, cwnd = pipe + sndcnt on every ACK
+//!   ([`Prr`], PRR-SSRB), and cwnd = ssthresh when recovery ends. Without SACK, pipe
+//!   and DeliveredData are estimated from duplicate ACKs (one SMSS each).
+//! - RFC 8985 (`rack`, with SACK): [`Rack`] marks segments lost by time and those
+//!   marks replace the DupThresh rule: recovery (RFC 6675's) begins when RACK marks a
+//!   segment lost, NextSeg rule (1) retransmits what it marked, pipe counts what is
+//!   neither delivered nor marked, and rules (3) and (4), which resend data not deemed
+//!   lost, are left to RACK's timer and the tail loss probe ([`Tlp`]). The
+//!   reordering timer, the probe timer and the RTO share one timer
+//!   ([`TcpSender::timer_deadline`], RFC 8985 §8).
 //! - Paced variants ([`CongestionControl::pacing_release`]): no segment leaves before
 //!   the release time, except the fast retransmission and the first retransmission
 //!   after a timeout, which go at once (as in TCP-AP's ns-2 agent). Variants that ask
@@ -30,13 +40,16 @@
 //! `recover` and RFC 6675's RecoveryPoint are this value, with "the ACK covers it"
 //! meaning `ack >= recover`.
 //!
-//! Driving it: after `on_ack`, `on_rto` or the application writing more data, call
+//! Driving it: after `on_ack`, `on_timer` or the application writing more data, call
 //! `next_segment` until it returns `None`.
 
 use super::config::TcpConfig;
 use super::congestion::{CcAlgorithm, CongestionControl, Window};
+use super::prr::Prr;
+use super::rack::{carries_dsack, Rack};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
+use super::tlp::{Tlp, TlpAck};
 use crate::engine::{to_secs, Time};
 use crate::wire::tcp::TcpHeader;
 use std::collections::VecDeque;
@@ -58,6 +71,8 @@ pub struct TcpSenderStats {
     pub rtt_samples: u64,
     /// Bytes cumulatively acknowledged.
     pub bytes_acked: u64,
+    /// Tail loss probes sent (RFC 8985 §7).
+    pub tail_loss_probes: u64,
 }
 
 /// Which loss recovery, if any, is in progress.
@@ -113,6 +128,16 @@ pub struct TcpSender {
     /// transmission not yet cumulatively acknowledged, as (end, sent at,
     /// retransmission?), in sending order.
     tx_log: Option<VecDeque<(u64, Time, bool)>>,
+    /// PRR (RFC 6937) is configured.
+    prr_enabled: bool,
+    /// PRR's state during a recovery, when configured.
+    prr: Option<Prr>,
+    /// NewReno under PRR: bytes the duplicate ACKs of this recovery say were
+    /// delivered that the cumulative ACK has not yet covered.
+    dup_delivered: u64,
+    /// RACK and TLP (RFC 8985), when configured.
+    rack: Option<Rack>,
+    tlp: Option<Tlp>,
     stats: TcpSenderStats,
 }
 
@@ -148,6 +173,11 @@ impl TcpSender {
             rescue_rxt: None,
             pace_exempt: false,
             tx_log,
+            prr_enabled: cfg.prr,
+            prr: None,
+            dup_delivered: 0,
+            rack: cfg.rack.then(Rack::new),
+            tlp: cfg.rack.then(Tlp::new),
             stats: TcpSenderStats::default(),
         }
     }
@@ -171,11 +201,19 @@ impl TcpSender {
             return;
         }
         self.rwnd = h.wnd as u64;
+        let (prior_una, prior_sacked) = (self.snd_una, self.scoreboard.sacked_bytes());
         let mut newly_sacked = false;
         if self.sack {
             // RFC 6675 section 5: Update() the scoreboard with every ACK.
             self.scoreboard.advance(ack);
             newly_sacked = self.scoreboard.update(ack, self.snd_max, h.sack_blocks()) > 0;
+        }
+        if let Some(rack) = self.rack.as_mut() {
+            // RFC 8985 §6.2 steps 1-4.
+            if carries_dsack(ack, h.sack_blocks()) {
+                rack.on_dsack(self.snd_max);
+            }
+            rack.on_ack(now, ack, &self.scoreboard);
         }
         if ack > self.snd_una {
             self.on_new_ack(now, ack, newly_sacked);
@@ -199,6 +237,109 @@ impl TcpSender {
                 RecoveryState::Open => {}
             }
         }
+        if self.rack.is_some() {
+            self.rack_on_ack(now, h, ack > prior_una);
+        }
+        if self.prr.is_some() {
+            self.prr_on_ack(prior_una, prior_sacked);
+        }
+    }
+
+    /// RACK-TLP's part of an ACK: the probe episode (RFC 8985 §7.4), loss detection
+    /// (§6.2 step 5) and recovery entry, then the probe timer (§7.2).
+    fn rack_on_ack(&mut self, now: Time, h: &TcpHeader, advanced: bool) {
+        let tlp_ack = TlpAck {
+            ack: h.ack,
+            advanced,
+            has_sack: h.nsack > 0,
+            dsack: carries_dsack(h.ack, h.sack_blocks()),
+        };
+        if self.tlp.as_mut().is_some_and(|t| t.on_ack(tlp_ack)) {
+            self.tlp_loss_response(now);
+        }
+        self.rack_detect_loss(now);
+        self.update_pto(now, advanced);
+    }
+
+    /// RFC 8985 §6.2 step 5: marks what RACK deems lost (arming its reordering timer
+    /// for what is not yet) and, outside any recovery, begins RFC 6675 recovery.
+    fn rack_detect_loss(&mut self, now: Time) {
+        let in_recovery = self.recovery != RecoveryState::Open || self.rto_recovery;
+        let srtt = self.rtt.srtt().unwrap_or(Time::MAX);
+        let Some(rack) = self.rack.as_mut() else {
+            return;
+        };
+        let reo_wnd = rack.reo_wnd(in_recovery, self.dupthresh, srtt);
+        let lost = rack.detect_loss(now, reo_wnd);
+        if lost > 0 && self.recovery == RecoveryState::Open && self.snd_una >= self.recover {
+            self.enter_sack_recovery(now);
+        }
+    }
+
+    /// RFC 8985 §7.4.2: the probe repaired a loss; congestion control reacts as to any
+    /// loss (ssthresh by the variant's rule, cwnd = ssthresh), unless a recovery or
+    /// timeout already did.
+    fn tlp_loss_response(&mut self, now: Time) {
+        if self.recovery != RecoveryState::Open || self.rto_recovery {
+            return;
+        }
+        let flight = self.snd_max - self.snd_una;
+        self.cc.on_loss(&self.win, now);
+        self.win.ssthresh = self.cc.ssthresh_after_dupacks(&self.win, flight);
+        self.win.cwnd = self.win.ssthresh;
+    }
+
+    /// RFC 8985 §7.2: the PTO runs (re-armed when `rearm`: new data sent or newly
+    /// acknowledged) only in the open state, with data outstanding and nothing SACKed.
+    fn update_pto(&mut self, now: Time, rearm: bool) {
+        let open = self.recovery == RecoveryState::Open
+            && !self.rto_recovery
+            && self.scoreboard.is_empty()
+            && self.snd_una < self.snd_max;
+        let one_segment = self.snd_max - self.snd_una <= self.smss;
+        let (srtt, rto) = (self.rtt.srtt(), self.rto_deadline);
+        let Some(tlp) = self.tlp.as_mut() else {
+            return;
+        };
+        if !open {
+            tlp.disarm();
+        } else if rearm {
+            tlp.arm(now, srtt, one_segment, rto);
+        }
+    }
+
+    /// RFC 6937 §3, on every ACK during recovery: cwnd = pipe + sndcnt. With SACK,
+    /// DeliveredData = change in snd.una + change in SACKed bytes and pipe is RFC
+    /// 6675's. Without SACK (RFC 6937 §3's estimate) a duplicate ACK delivered one
+    /// SMSS and a cumulative ACK what it covers beyond the duplicates already counted;
+    /// pipe is the outstanding data less those duplicates, and cwnd is kept in
+    /// outstanding-data terms, as the NewReno window check reads it.
+    fn prr_on_ack(&mut self, prior_una: u64, prior_sacked: u64) {
+        let acked = self.snd_una - prior_una;
+        let outstanding = self.snd_max - self.snd_una;
+        let (delivered, pipe) = if self.sack {
+            let delivered = (acked + self.scoreboard.sacked_bytes()).saturating_sub(prior_sacked);
+            (delivered, self.pipe())
+        } else {
+            let delivered = if acked == 0 {
+                self.dup_delivered += self.smss;
+                self.smss
+            } else {
+                let d = acked.saturating_sub(self.dup_delivered);
+                self.dup_delivered = self.dup_delivered.saturating_sub(acked);
+                d
+            };
+            (delivered, outstanding.saturating_sub(self.dup_delivered))
+        };
+        let Some(prr) = self.prr.as_mut() else {
+            return;
+        };
+        let cwnd = prr.window(delivered, pipe, self.smss);
+        self.win.cwnd = if self.sack {
+            cwnd
+        } else {
+            cwnd + (outstanding - pipe)
+        };
     }
 
     fn on_new_ack(&mut self, now: Time, ack: u64, newly_sacked: bool) {
@@ -215,6 +356,7 @@ impl TcpSender {
                 let r = now.saturating_sub(sent);
                 self.rtt.on_sample(r);
                 self.cc.on_rtt_sample(now, r);
+                self.cc.on_smoothed_rtt(self.rtt.srtt().unwrap_or(r));
                 self.stats.rtt_samples += 1;
                 self.stats.rtt_sum_s += to_secs(r);
             }
@@ -240,8 +382,12 @@ impl TcpSender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.high_rxt = self.high_rxt.max(ack);
-        if ack >= self.recover {
+        if ack >= self.recover && self.rto_recovery {
             self.rto_recovery = false;
+            if let Some(rack) = self.rack.as_mut() {
+                // RFC 8985 §6.2 step 4: leaving RTO recovery counts for reo_wnd_persist.
+                rack.on_recovery_exit();
+            }
         }
         let mut restart_timer = true;
         match self.recovery {
@@ -250,8 +396,7 @@ impl TcpSender {
                 // with cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS), no burst.
                 let flight = self.snd_max - self.snd_una;
                 self.win.cwnd = self.win.ssthresh.min(flight.max(self.smss) + self.smss);
-                self.leave_recovery();
-                self.cc.on_recovery_exit(&mut self.win);
+                self.exit_recovery();
             }
             RecoveryState::FastRecovery => {
                 // RFC 6582 section 3.2 step 3, partial ACK: retransmit the first
@@ -273,8 +418,7 @@ impl TcpSender {
                 // RFC 6675 (A): a cumulative ACK covering RecoveryPoint ends recovery.
                 // cwnd stays at the ssthresh set on entry; scoreboard data above
                 // the ACK is kept.
-                self.leave_recovery();
-                self.cc.on_recovery_exit(&mut self.win);
+                self.exit_recovery();
             }
             RecoveryState::SackRecovery => {
                 // RFC 6675 (B): pipe is recomputed on demand; nothing to store.
@@ -308,6 +452,10 @@ impl TcpSender {
         if self.snd_una < self.recover {
             return;
         }
+        if self.rack.is_some() {
+            // RFC 8985 §6: RACK's marks, not the duplicate count, start recovery.
+            return;
+        }
         if self.sack {
             // RFC 6675 section 5 steps (2.a)/(2.b).
             if self.dupacks >= self.dupthresh
@@ -326,11 +474,15 @@ impl TcpSender {
     fn enter_fast_recovery(&mut self, now: Time) {
         self.recover = self.snd_max;
         let flight = self.snd_max - self.snd_una;
+        self.cc.on_loss(&self.win, now);
         self.win.ssthresh = self.cc.ssthresh_after_dupacks(&self.win, flight);
         // Artificial inflation by the segments that have left the network.
         self.win.cwnd = self.win.ssthresh + self.dupthresh as u64 * self.smss;
         self.recovery = RecoveryState::FastRecovery;
         self.partial_ack_seen = false;
+        // The duplicates before this one delivered data too (this one is counted by
+        // prr_on_ack).
+        self.dup_delivered = (self.dupacks as u64 - 1) * self.smss;
         self.begin_recovery(now);
     }
 
@@ -341,6 +493,7 @@ impl TcpSender {
         // (4.2) ssthresh = cwnd = FlightSize / 2 (with RFC 5681's floor; the variant's
         // rule for a loss found by duplicate ACKs).
         let flight = self.snd_max - self.snd_una;
+        self.cc.on_loss(&self.win, now);
         self.win.ssthresh = self.cc.ssthresh_after_dupacks(&self.win, flight);
         self.win.cwnd = self.win.ssthresh;
         // (4.3) retransmit the first segment; HighRxt and RescueRxt point past it.
@@ -352,6 +505,10 @@ impl TcpSender {
     }
 
     fn begin_recovery(&mut self, now: Time) {
+        if self.prr_enabled {
+            // RFC 6937 §3: RecoverFS = snd.nxt - snd.una at the start of recovery.
+            self.prr = Some(Prr::start(self.win.ssthresh, self.snd_max - self.snd_una));
+        }
         self.stats.fast_retransmits += 1;
         self.rtx_head = true;
         self.pace_exempt = true;
@@ -359,7 +516,22 @@ impl TcpSender {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
+    /// Recovery ended with a cumulative ACK covering `recover`.
+    fn exit_recovery(&mut self) {
+        if self.prr.is_some() {
+            // RFC 6937 §3: on exiting recovery, cwnd = ssthresh.
+            self.win.cwnd = self.win.ssthresh;
+        }
+        self.leave_recovery();
+        self.cc.on_recovery_exit(&mut self.win);
+        if let Some(rack) = self.rack.as_mut() {
+            // RFC 8985 §6.2 step 4: one more recovery for reo_wnd_persist.
+            rack.on_recovery_exit();
+        }
+    }
+
     fn leave_recovery(&mut self) {
+        self.prr = None;
         self.recovery = RecoveryState::Open;
         self.dupacks = 0;
         self.rtx_head = false;
@@ -367,6 +539,38 @@ impl TcpSender {
     }
 
     // ----------------------------------------------------------------- timer
+
+    /// The sender's timer ([`Self::timer_deadline`]) fired: RACK's reordering timer
+    /// (RFC 8985 §6.2), the tail loss probe's (§7.3) or the RTO, whichever is due
+    /// first. Without RACK-TLP only the RTO runs.
+    pub fn on_timer(&mut self, now: Time) {
+        if self
+            .rack
+            .as_ref()
+            .and_then(Rack::timer_deadline)
+            .is_some_and(|t| t <= now)
+        {
+            self.rack_detect_loss(now);
+            return;
+        }
+        if let Some(tlp) = self.tlp.as_mut() {
+            if tlp.deadline().is_some_and(|t| t <= now) {
+                tlp.on_pto();
+                return;
+            }
+        }
+        if self.rto_deadline.is_some_and(|t| t <= now) {
+            self.on_rto(now);
+        }
+    }
+
+    /// When [`Self::on_timer`] is due: the earliest of the RTO and, with RACK-TLP, the
+    /// reordering and probe timers (RFC 8985 §8).
+    pub fn timer_deadline(&self) -> Option<Time> {
+        let rack = self.rack.as_ref().and_then(Rack::timer_deadline);
+        let pto = self.tlp.as_ref().and_then(Tlp::deadline);
+        [self.rto_deadline, rack, pto].into_iter().flatten().min()
+    }
 
     /// The retransmission timer expired (RFC 6298 section 5.4-5.6).
     pub fn on_rto(&mut self, now: Time) {
@@ -380,8 +584,10 @@ impl TcpSender {
         // i.e. while still going back N after an earlier timeout.
         if !self.rto_recovery {
             let flight = self.snd_nxt - self.snd_una;
+            self.cc.on_loss(&self.win, now);
             self.win.ssthresh = self.cc.ssthresh_after_loss(&self.win, flight);
         }
+        self.cc.on_timeout();
         self.rto_recovery = true;
         // Loss window.
         self.win.cwnd = self.cc.loss_window(&self.win);
@@ -397,6 +603,15 @@ impl TcpSender {
         // so SACK information is discarded; later ACKs repopulate the scoreboard and
         // the go-back-N retransmission skips what they SACK.
         self.scoreboard.clear();
+        let srtt = self.rtt.srtt().unwrap_or(Time::MAX);
+        if let Some(rack) = self.rack.as_mut() {
+            // RFC 8985 §6.3 and §7: the RTO marks losses and ends any probe episode.
+            let reo_wnd = rack.reo_wnd(true, self.dupthresh, srtt);
+            rack.on_rto(now, self.snd_una, reo_wnd);
+        }
+        if let Some(tlp) = self.tlp.as_mut() {
+            tlp.on_rto();
+        }
         self.high_rxt = self.snd_una;
         // RFC 6298 (5.4): retransmit from the oldest unacknowledged byte (go-back-N),
         // at once even for a paced variant.
@@ -421,9 +636,20 @@ impl TcpSender {
                 }
             }
         }
+        if self.tlp.as_mut().is_some_and(Tlp::take_probe) {
+            if let Some(h) = self.send_probe(now, app_bytes) {
+                return Some(h);
+            }
+        }
         if self.rtx_head {
             self.rtx_head = false;
             if self.snd_una < self.snd_max {
+                // With RACK, the first segment it marked lost.
+                if let Some((seq, end)) =
+                    self.rack.as_ref().and_then(|r| r.first_lost(self.snd_una))
+                {
+                    return Some(self.emit(now, seq, (end - seq).min(self.smss), true));
+                }
                 let len = self.head_len();
                 return Some(self.emit(now, self.snd_una, len, true));
             }
@@ -471,11 +697,15 @@ impl TcpSender {
             .scoreboard
             .first_hole_from(from, self.dupthresh, self.smss);
         // Rule (1): the first lost, not yet retransmitted, unSACKed byte below the
-        // highest SACKed byte.
-        if let Some(h) = hole.filter(|h| h.lost) {
-            let len = (h.end - h.start).min(self.smss);
-            self.high_rxt = h.start + len;
-            return Some(self.emit(now, h.start, len, true));
+        // highest SACKed byte (with RACK: the first segment RACK marked lost).
+        let lost = match &self.rack {
+            Some(rack) => rack.first_lost(self.snd_una),
+            None => hole.filter(|h| h.lost).map(|h| (h.start, h.end)),
+        };
+        if let Some((start, end)) = lost {
+            let len = (end - start).min(self.smss);
+            self.high_rxt = self.high_rxt.max(start + len);
+            return Some(self.emit(now, start, len, true));
         }
         // Rule (2): new data, if the application has some and the receiver's window
         // allows it.
@@ -483,6 +713,10 @@ impl TcpSender {
             if self.snd_max + len <= self.snd_una + self.rwnd {
                 return Some(self.send_new(now, len));
             }
+        }
+        if self.rack.is_some() {
+            // RACK-TLP: data not marked lost is left to RACK's timer and the probe.
+            return None;
         }
         // Rule (3): the first unSACKed byte past HighRxt below the highest SACKed
         // byte, even though it is not yet deemed lost.
@@ -534,7 +768,40 @@ impl TcpSender {
         let seq = self.snd_max;
         self.snd_max += len;
         self.snd_nxt = self.snd_max;
-        self.emit(now, seq, len, false)
+        let h = self.emit(now, seq, len, false);
+        if self.tlp.is_some() {
+            self.update_pto(now, true);
+        }
+        h
+    }
+
+    /// RFC 8985 §7.3: the probe is a new segment if the application has one and the
+    /// receiver's window allows it, else the highest-sequence segment sent (at most
+    /// one SMSS); cwnd does not hold it back. TLP.end_seq is SND.NXT after it, and the
+    /// RTO is restarted.
+    fn send_probe(&mut self, now: Time, app_bytes: u64) -> Option<TcpHeader> {
+        let fresh = self
+            .new_data_len(app_bytes)
+            .filter(|&len| self.snd_max + len <= self.snd_una + self.rwnd);
+        let h = match fresh {
+            Some(len) => {
+                let seq = self.snd_max;
+                self.snd_max += len;
+                self.snd_nxt = self.snd_max;
+                self.emit(now, seq, len, false)
+            }
+            None if self.snd_una < self.snd_max => {
+                let len = (self.snd_max - self.snd_una).min(self.smss);
+                self.emit(now, self.snd_max - len, len, true)
+            }
+            None => return None,
+        };
+        self.stats.tail_loss_probes += 1;
+        if let Some(tlp) = self.tlp.as_mut() {
+            tlp.on_probe_sent(self.snd_max, fresh.is_none());
+        }
+        self.rto_deadline = Some(now + self.rtt.rto());
+        Some(h)
     }
 
     fn emit(&mut self, now: Time, seq: u64, len: u64, retransmission: bool) -> TcpHeader {
@@ -552,6 +819,12 @@ impl TcpSender {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
         self.pace_exempt = false;
+        if let Some(prr) = self.prr.as_mut() {
+            prr.on_sent(len);
+        }
+        if let Some(rack) = self.rack.as_mut() {
+            rack.on_sent(now, seq, seq + len, retransmission);
+        }
         if let Some(log) = self.tx_log.as_mut() {
             log.push_back((seq + len, now, retransmission));
         }
@@ -645,6 +918,9 @@ impl TcpSender {
     }
 
     fn pipe(&self) -> u64 {
+        if let Some(rack) = &self.rack {
+            return rack.pipe();
+        }
         self.scoreboard.pipe(
             self.snd_una,
             self.snd_max,
@@ -1123,6 +1399,144 @@ mod tests {
         s.on_ack(SECOND + 2, &sack_ack(5000, &[]));
         assert_eq!(s.rto_deadline(), None);
         assert_eq!(s.stats().fast_retransmits, 0);
+    }
+
+    #[test]
+    fn prr_spreads_the_reduction_over_the_recovery_in_both_recoveries() {
+        for sack in [false, true] {
+            let mut s = TcpSender::new(&TcpConfig {
+                initial_cwnd_segments: 20,
+                prr: true,
+                ..cfg(sack)
+            });
+            assert_eq!(drain(&mut s, 0, u64::MAX).len(), 20);
+            // Segment 0 lost: 19 duplicate ACKs.
+            let mut sent = vec![];
+            for i in 1..20 {
+                let h = if sack {
+                    sack_ack(0, &[(1000, (i + 1) * MSS)])
+                } else {
+                    ack(0)
+                };
+                s.on_ack(1, &h);
+                sent.push(drain(&mut s, 1, u64::MAX).len() as u64);
+            }
+            assert!(s.in_recovery(), "sack={sack}");
+            assert_eq!(s.ssthresh_bytes(), 10 * MSS);
+            assert_eq!(&sent[..2], &[0, 0], "before recovery the window is full");
+            // RFC 6937 §3: from the third duplicate on, about one segment per two
+            // delivered (the fast retransmission first), never a burst, until the
+            // flight is down to ssthresh, then one for one.
+            assert_eq!(sent[2], 1, "the fast retransmission, sack={sack}");
+            assert_eq!(&sent[3..7], &[0, 0, 1, 0], "sack={sack}: {sent:?}");
+            assert!(sent.iter().all(|&n| n <= 1), "sack={sack}: {sent:?}");
+            assert!(
+                (9..=10).contains(&sent[2..].iter().sum::<u64>()),
+                "sack={sack}: {sent:?}"
+            );
+            if sack {
+                assert_eq!(s.flight_size(), 10 * MSS, "pipe = ssthresh");
+            }
+            // RFC 6937 §3: leaving recovery, cwnd = ssthresh.
+            s.on_ack(2, &ack(20 * MSS));
+            assert!(!s.in_recovery());
+            assert_eq!(s.cwnd_bytes(), 10 * MSS, "sack={sack}");
+        }
+    }
+
+    fn rack_cfg() -> TcpConfig {
+        TcpConfig {
+            rack: true,
+            ..cfg(true)
+        }
+    }
+
+    /// Ten segments at t = 0; segment 0 arrives after segment 1 (reordering seen by
+    /// RACK at 101 ms); then segments 3-5 are SACKed at 150 ms while segment 2 is
+    /// missing.
+    fn reordered_twice(c: &TcpConfig) -> TcpSender {
+        let mut s = TcpSender::new(c);
+        drain(&mut s, 0, u64::MAX);
+        s.on_ack(100 * MILLIS, &sack_ack(0, &[(1000, 2000)]));
+        s.on_ack(101 * MILLIS, &ack(2000));
+        drain(&mut s, 101 * MILLIS, u64::MAX);
+        s.on_ack(150 * MILLIS, &sack_ack(2000, &[(3000, 6000)]));
+        s
+    }
+
+    #[test]
+    fn rack_marks_lost_by_time_not_by_duplicate_count() {
+        // Without RACK, three SACKed segments above the hole start recovery at once.
+        let s = reordered_twice(&cfg(true));
+        assert!(s.in_recovery());
+        // With RACK, reordering was seen: reo_wnd = min_RTT / 4 = 25 ms, so segment 2
+        // (sent at 0, RACK.rtt 150 ms) is lost only at 175 ms; the timer says so.
+        let mut s = reordered_twice(&rack_cfg());
+        assert!(!s.in_recovery(), "within the reordering window");
+        assert_eq!(s.timer_deadline(), Some(175 * MILLIS));
+        // A reordered segment arriving within the window is never retransmitted.
+        let mut late = s.clone();
+        late.on_ack(160 * MILLIS, &ack(6000));
+        assert!(!drain(&mut late, 160 * MILLIS, u64::MAX).is_empty());
+        assert_eq!(late.stats().retransmissions, 0);
+        assert_eq!(late.stats().fast_retransmits, 0);
+        // One that does not arrive is lost when the reordering timer fires.
+        s.on_timer(175 * MILLIS - 1);
+        assert!(!s.in_recovery());
+        s.on_timer(175 * MILLIS);
+        assert_eq!(s.recovery_state(), RecoveryState::SackRecovery);
+        assert_eq!(drain(&mut s, 175 * MILLIS, u64::MAX)[0], (2000, 1000));
+        assert_eq!(s.stats().fast_retransmits, 1);
+    }
+
+    #[test]
+    fn rack_without_reordering_acts_on_dupthresh_sacked_at_once() {
+        // §6.2 step 4: reo_wnd = 0 before any reordering once DupThresh are SACKed.
+        let mut s = TcpSender::new(&rack_cfg());
+        drain(&mut s, 0, u64::MAX);
+        s.on_ack(100 * MILLIS, &sack_ack(0, &[(1000, 3000)]));
+        assert!(!s.in_recovery());
+        s.on_ack(100 * MILLIS, &sack_ack(0, &[(1000, 4000)]));
+        assert!(s.in_recovery());
+        assert_eq!(drain(&mut s, 100 * MILLIS, u64::MAX)[0], (0, 1000));
+    }
+
+    #[test]
+    fn tail_loss_probe_fires_once_per_tail() {
+        let mut s = TcpSender::new(&rack_cfg());
+        drain(&mut s, 0, 3000);
+        s.on_ack(100 * MILLIS, &ack(1000)); // SRTT 100 ms; segments 1 and 2 lost
+                                            // RFC 8985 §7.2: PTO = 2 SRTT (two segments in flight), before the RTO.
+        assert_eq!(s.timer_deadline(), Some(300 * MILLIS));
+        s.on_timer(300 * MILLIS);
+        // §7.3: no new data: the last segment is probed.
+        assert_eq!(drain(&mut s, 300 * MILLIS, 3000), vec![(2000, 1000)]);
+        assert_eq!(s.stats().tail_loss_probes, 1);
+        // No second probe: the RTO, restarted by the probe, is next.
+        let rto = 300 * MILLIS + s.rto();
+        assert_eq!(s.timer_deadline(), Some(rto));
+        s.on_timer(rto);
+        assert_eq!(s.stats().timeouts, 1);
+        assert_eq!(s.stats().tail_loss_probes, 1);
+        // After the timeout, go-back-N; a new tail gets its own probe.
+        assert_eq!(drain(&mut s, rto, 3000), vec![(1000, 1000)]);
+    }
+
+    #[test]
+    fn tail_loss_probe_sack_starts_rack_recovery_instead_of_a_timeout() {
+        let mut s = TcpSender::new(&rack_cfg());
+        drain(&mut s, 0, 3000);
+        s.on_ack(100 * MILLIS, &ack(1000));
+        s.on_timer(300 * MILLIS);
+        drain(&mut s, 300 * MILLIS, 3000);
+        // The probe arrives and is SACKed: segment 1, sent long before, is lost by time.
+        s.on_ack(400 * MILLIS, &sack_ack(1000, &[(2000, 3000)]));
+        assert_eq!(s.recovery_state(), RecoveryState::SackRecovery);
+        assert_eq!(drain(&mut s, 400 * MILLIS, 3000), vec![(1000, 1000)]);
+        s.on_ack(500 * MILLIS, &ack(3000));
+        assert!(!s.in_recovery());
+        assert_eq!(s.stats().timeouts, 0);
+        assert_eq!(s.timer_deadline(), None, "nothing outstanding");
     }
 
     // ------------------------------------------------------------- variants
