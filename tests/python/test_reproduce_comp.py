@@ -20,6 +20,7 @@ PART_KINDS = {"fig2": ["estimated", "configured"],
               "one": ["comp", "tcp-arq", "horizon", "more8", "more32", "none"],
               "two": ["comp", "tcp-arq", "horizon", "none"],
               "paths": ["comp", "tcp-arq"],
+              "readings": ["rate-hops", "both-hops", "credits-paths", "both-paths", "credits-hops-ns2"],
               "freifunk": ["comp", "tcp-arq", "horizon", "more8", "more32", "none"]}
 
 
@@ -87,16 +88,17 @@ def tiny(tmp_path_factory):
               "one-comp": _tiny("one-comp"), "one-tcp-arq": _tiny("one-tcp-arq"),
               "one-horizon": _tiny("one-horizon"), "two-comp": _tiny("two-comp"),
               "two-tcp-arq": _tiny("two-tcp-arq"), "two-horizon": _tiny("two-horizon"),
-              "paths-tcp-arq": _tiny("paths-tcp-arq"), "freifunk-none": _tiny("freifunk-none")}
+              "paths-tcp-arq": _tiny("paths-tcp-arq"), "freifunk-none": _tiny("freifunk-none"),
+              "readings-both-paths": _tiny("readings-both-paths")}
     summary = reproduce("comp", quick=True, out_dir=out, sweeps=sweeps, jobs=1, progress=False, log=lambda m: None)
     return out, summary
 
 
 def test_tiny_run_writes_tables_figures_and_claims(tiny):
     out, s = tiny
-    assert s["runs"]["failed"] == 0 and s["runs"]["done"] == 4 + 2 * 3 + 2 * 3 + 2 + 2
+    assert s["runs"]["failed"] == 0 and s["runs"]["done"] == 4 + 2 * 3 + 2 * 3 + 2 + 2 + 2
     tables = {p.split("/")[-1] for p in s["outputs"]["tables"]}
-    for name in ("fig2", "one_flow", "two_flows", "sensitivity_paths", "freifunk", "claims"):
+    for name in ("fig2", "one_flow", "two_flows", "readings", "sensitivity_paths", "freifunk", "claims"):
         assert f"{name}.csv" in tables and f"{name}.md" in tables
     for name in ("fig2", "one_flow", "two_flows", "freifunk"):
         assert (out / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
@@ -120,6 +122,12 @@ def test_tiny_run_writes_tables_figures_and_claims(tiny):
     assert re.fullmatch(r"largest [\d.]+x, median [\d.]+, over the \d+ pairs where TCP-ARQ carried something "
                         r"\(paper: up to about 10x\)", headline), headline
     assert set(s["fig2_kbps"]["2"]["newreno"]) == {"0", "20"}
+    # The readings table: the default's row from the one-flow part's CoMP runs, each reading's from its own part,
+    # over the same pairs and seeds.
+    rd = s["readings"]["newreno"]
+    assert set(rd) == {"credits-hops", "both-paths"}
+    assert rd["credits-hops"]["mean_kbps"] == pytest.approx(s["one_flow"]["newreno"]["comp"]["mean_kbps"])
+    assert all(r["pairs"] == 2 for r in rd.values())
     # MORE has no runs: its claim says so and does not hold.
     more = [c for c in claims if "MORE's throughput falls" in c["claim"]]
     assert more and not more[0]["holds"] and "no runs of MORE" in more[0]["ours"]

@@ -83,6 +83,26 @@ D = 2
 # 210 with ncmesh's TCP; its 20-packet window, modelled as a receive buffer that the destination shrinks by the bytes
 # seen but not decoded, closes the window, and with a 128 kB buffer the agent's timers still stall many pairs): a
 # liveness problem of the coded schemes under those timers, not isolated (docs/results/comp.md, readings).
+# The readings of the paper's ambiguities (issue 28), run for CoMP alone on the one-flow pairs with READINGS_SEEDS
+# seeds (the default's row is the one-flow part's runs of the same seeds, and so are the baselines it is compared
+# with): how a link's loss is compensated (§II-B names a redundant combination on a detected loss and a rate set to
+# the estimated loss, §II-C credits created on a detected loss: `scheme.comp.compensation`), how the d paths are
+# reinforced (each node picks among up to d next hops, or the d least-cost whole paths: `routing.reinforce`), and
+# ns-2.33's TCP agent (`preset = "ns2"`, RTS/CTS kept off as the paper sets it, ncmesh's 128 kB receive buffer: the
+# agent's window_ of 20 packets has no counterpart but the receive buffer, which a coded destination shrinks by the
+# packets seen and not decoded, docs/assumptions.md).
+NS2 = {"preset": "ns2", "mac.rts_threshold_bytes": 65535, "tcp.rcv_buffer_bytes": 131072}
+DEFAULT_READING = "credits-hops"
+READINGS = {"rate-hops": {"scheme.comp.compensation": "rate"},
+            "both-hops": {"scheme.comp.compensation": "both"},
+            "credits-paths": {"routing.reinforce": "paths"},
+            "both-paths": {"scheme.comp.compensation": "both", "routing.reinforce": "paths"},
+            "credits-hops-ns2": NS2}
+READING_LABELS = {"credits-hops": "credits, per node (default)", "rate-hops": "rate, per node",
+                  "both-hops": "both, per node", "credits-paths": "credits, whole paths",
+                  "both-paths": "both, whole paths (before issue 28)",
+                  "credits-hops-ns2": "credits, per node, ns-2.33's TCP agent"}
+READINGS_SEEDS = 3
 FIG2_SERIES = {"estimated": {"scheme.name": "comp", "scheme.comp.loss": "estimated"},
                "configured": {"scheme.name": "comp", "scheme.comp.loss": "configured"}}
 FIG2_RELAYS = [2, 3]                                         # the text's two relays; Fig. 1's three
@@ -108,9 +128,9 @@ RATIO_CUT = 10.0            # Fig. 3(c)'s axis: ratios above it (and pairs where
 
 # Quick: every pair once (the pair statistics hold only over all 100), shorter runs.
 QUICK = {"seeds": 1, "pairs": PAIRS, "duration": 30.0, "measure_start": 5.0, "sens_seeds": 1, "freifunk_pairs": 20,
-         "fig2_seeds": 2}
+         "fig2_seeds": 2, "readings_pairs": 20, "readings_seeds": 1}
 FULL = {"seeds": 10, "pairs": PAIRS, "duration": 60.0, "measure_start": 10.0, "sens_seeds": 5,
-        "freifunk_pairs": PAIRS, "fig2_seeds": 10}
+        "freifunk_pairs": PAIRS, "fig2_seeds": 10, "readings_pairs": PAIRS, "readings_seeds": READINGS_SEEDS}
 
 PAPER = {"ratio_max": PaperNumber(10.0, "§III-B1, Fig. 3(c)"),
          "one_hop_pct": PaperNumber(20.0, "§III-B1"),
@@ -238,6 +258,10 @@ def _all_parts(quick: bool) -> dict[str, dict]:
     for s in PATHS_SERIES:
         parts[f"paths-{s}"] = {"name": f"{NAME}-paths-{s}", "base": _roofnet_base(size, s),
                                "grid": {"paths": list(PATHS), "pair": pairs, **tcp}, "seeds": sens}
+    for r, settings in READINGS.items():
+        parts[f"readings-{r}"] = {"name": f"{NAME}-readings-{r}", "base": _roofnet_base(size, "comp", settings=settings),
+                                  "grid": {"pair": list(range(size["readings_pairs"])), **tcp},
+                                  "seeds": {"count": size["readings_seeds"], "start": 1}}
     for s in ONE_SERIES:
         ff = {"file": str(FREIFUNK), "layout_seed": FREIFUNK_LAYOUT_SEED, "pairs": PAIRS, "paths": D}
         base = sweep_base("roofnet-like", ff, {**SERIES[s], **_vegas(s)}, duration=size["duration"], start=START_S,
@@ -570,7 +594,8 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
     df = per_run(results)
     pp = per_pair(df)
     tcps = [t for t in TCP_VARIANTS if t in set(df["tcp"])] if len(df) else []
-    parts = [_fig2(df), _one_flow(pp, tcps), _two_flows(pp, tcps), _sensitivity(pp, tcps), _freifunk(pp, tcps)]
+    parts = [_fig2(df), _one_flow(pp, tcps), _two_flows(pp, tcps), _readings(df, tcps), _sensitivity(pp, tcps),
+             _freifunk(pp, tcps)]
     claims = claim_fig2(df) + claim_setup(pp)
     pf = per_flow(results)
     for t in tcps:
@@ -580,7 +605,7 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
     claims = [dataclasses.replace(c, group=groups[c.group.name]) for c in claims]
     return Analysis.join([joined, Analysis(claims=claims), _highlights(pp, tcps, pf), claims_part(claims, CLAIMS_NOTE),
                           _notes(quick, df, results)], main_table="one_flow",
-                         scenario_note="Parts: fig2-* (diamond), one-*, two-*, paths-*, freifunk-* (roofnet-like); "
+                         scenario_note="Parts: fig2-* (diamond), one-*, two-*, readings-*, paths-*, freifunk-* (roofnet-like); "
                                        "the scenario shown is the first part's.")
 
 
@@ -721,6 +746,74 @@ def _two_flows(pp, tcps) -> Analysis:
                                           "two flows (mean ± 95% CI over pairs; median: the median over pairs); "
                                           "one-hop / multi-hop by the first flow's path.")],
                     figures=[fig])
+
+
+def readings_rows(df, tcps: list[str]):
+    """The readings table's rows and summary: per reading and TCP, over the pairs and seeds the readings parts ran,
+    CoMP's throughput, its stalled pairs, and its ratio over TCP-ARQ and Horizon (their one-flow runs of the same
+    pairs and seeds). The default reading's row is the one-flow part's CoMP runs of those pairs and seeds."""
+    import pandas as pd
+
+    from ..analysis.stats import mean_ci
+
+    rd = df[df["kind"] == "readings"] if len(df) else df
+    if rd.empty:
+        return pd.DataFrame(), {}
+    pairs, seeds = set(rd["pair"]), set(rd["seed"])
+    one = df[(df["kind"] == "one") & (df["paths"] == D) & df["pair"].isin(pairs) & df["seed"].isin(seeds)]
+    runs = {DEFAULT_READING: one[one["series"] == "comp"]}
+    runs.update({r: rd[rd["series"] == r] for r in READINGS})
+    rows, summary = [], {}
+    for t in tcps:
+        for r, d in runs.items():
+            d = d[d["tcp"] == t]
+            if d.empty:
+                continue
+            mine = d.assign(kind="r", series="comp")
+            base = one[(one["tcp"] == t) & one["series"].isin(["tcp-arq", "horizon"])].assign(kind="r")
+            pp = per_pair(pd.concat([mine, base], ignore_index=True))
+            c = pp[pp["series"] == "comp"]
+            m, ci, n = mean_ci(c["throughput_kbps"])
+            multi = c[c["hops"] > 1]["throughput_kbps"].mean()
+            stalled = int((c["throughput_kbps"] < NEAR_ZERO_KBPS).sum())
+            arq = relative(pp, "comp", "tcp-arq", "r", t)
+            hz = relative(pp, "comp", "horizon", "r", t)
+            hops = c.set_index("pair")["hops"]
+            one_hop = arq[hops.reindex(arq.index) == 1]
+            multi_hop = arq[hops.reindex(arq.index) > 1]
+            above = share(arq > 1)
+            above_hz = share(hz > 1)
+            med = lambda x: float(x.median()) if len(x) else math.nan  # noqa: E731
+            rows.append({"reading": READING_LABELS[r], "TCP": t, "pairs": n, "seeds": len(seeds),
+                         "CoMP (kbit/s)": fmt_ci(m, ci, 0),
+                         "multi-hop pairs": round(float(multi), 1) if math.isfinite(multi) else "-",
+                         f"stalled (< {NEAR_ZERO_KBPS:g})": stalled,
+                         "above TCP-ARQ": _pct(*above) if len(arq) else "-",
+                         "above Horizon": _pct(*above_hz) if len(hz) else "-",
+                         "CoMP / TCP-ARQ, one-hop median": round(med(one_hop), 2),
+                         "multi-hop median": round(med(multi_hop), 2)})
+            summary.setdefault(t, {})[r] = {"mean_kbps": m, "ci95": ci, "multi_hop_kbps": float(multi),
+                                            "stalled": stalled, "above_arq_pct": above[0],
+                                            "above_horizon_pct": above_hz[0], "ratio_one_hop": med(one_hop),
+                                            "ratio_multi_hop": med(multi_hop), "pairs": n}
+    return pd.DataFrame(rows), summary
+
+
+def _readings(df, tcps) -> Analysis:
+    table, summary = readings_rows(df, tcps)
+    if table.empty:
+        return Analysis()
+    return Analysis(summary={"readings": summary},
+                    tables=[TableOut("readings", "Readings of the paper's ambiguities: one flow, CoMP, d = 2", table,
+                                     note="Compensation of a link's loss (scheme.comp.compensation: credits on a "
+                                          "detected loss, a rate of 1 / (1 - loss), or both, §II-B/C), reinforced "
+                                          "paths (routing.reinforce: each node picks among up to d next hops, or "
+                                          "the d least-cost whole paths), and ns-2.33's TCP agent (preset = \"ns2\"). "
+                                          "Per pair the mean over the seeds shown; CoMP mean ± 95% CI over pairs; "
+                                          "the baselines are the one-flow part's runs of the same pairs and seeds "
+                                          "(the paper's own set-up for them), so a reading moves CoMP only. Medians "
+                                          "of CoMP / TCP-ARQ count pairs where TCP-ARQ carried nothing as above every "
+                                          "ratio.")])
 
 
 def _sensitivity(pp, tcps) -> Analysis:
