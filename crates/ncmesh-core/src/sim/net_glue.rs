@@ -181,5 +181,6 @@ pub(super) fn count_drop(
         DropReason::Ttl => st.drops_ttl += 1,
         DropReason::NoRoute => st.drops_no_route += 1,
         DropReason::Scheme => st.drops_scheme += 1,
+        DropReason::Discovery => st.drops_discovery += 1,
     }
 }
