@@ -212,6 +212,15 @@ impl Aodv {
         self.table.get(now, dest, dp).cloned()
     }
 
+    /// The next hop of the active route to `dest` at `now`, if any (read only: no
+    /// lifetime changes).
+    pub fn active_next_hop(&self, now: Time, dest: NodeId) -> Option<NodeId> {
+        self.table
+            .peek(dest)
+            .filter(|r| r.state == RouteState::Valid && r.lifetime > now)
+            .map(|r| r.next_hop)
+    }
+
     /// Is a discovery (or local repair) for `dest` under way?
     pub fn discovering(&self, dest: NodeId) -> bool {
         self.discoveries.iter().any(|d| d.dest == dest)

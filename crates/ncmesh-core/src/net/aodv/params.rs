@@ -81,6 +81,35 @@ impl Default for AodvParams {
 }
 
 impl AodvParams {
+    /// The parameters of a scenario's `[routing.aodv]` table (validated).
+    pub fn from_cfg(c: &crate::scenario::schema::AodvCfg) -> AodvParams {
+        let ms = |v: u32| Time::from(v) * MILLIS;
+        let ttl = |v: u32| v.min(255) as u8;
+        AodvParams {
+            active_route_timeout: ms(c.active_route_timeout_ms),
+            allowed_hello_loss: c.allowed_hello_loss,
+            hello_interval: ms(c.hello_interval_ms),
+            hello: c.hello,
+            k: c.delete_period_k,
+            local_add_ttl: ttl(c.local_add_ttl),
+            local_repair: c.local_repair,
+            net_diameter: ttl(c.net_diameter),
+            node_traversal_time: ms(c.node_traversal_time_ms),
+            rerr_ratelimit: c.rerr_ratelimit,
+            rreq_retries: c.rreq_retries,
+            rreq_ratelimit: c.rreq_ratelimit,
+            timeout_buffer: c.timeout_buffer,
+            ttl_start: ttl(c.ttl_start),
+            ttl_increment: ttl(c.ttl_increment),
+            ttl_threshold: ttl(c.ttl_threshold),
+            buffer_packets: c.buffer_packets as usize,
+            buffer_time: ms(c.buffer_time_ms),
+            jitter: ms(c.jitter_ms),
+            dest_only: c.destination_only,
+            gratuitous_rrep: c.gratuitous_rrep,
+        }
+    }
+
     /// NET_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER.
     pub fn net_traversal_time(&self) -> Time {
         2 * self.node_traversal_time * Time::from(self.net_diameter)
@@ -120,6 +149,12 @@ impl AodvParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_scenario_defaults_are_the_rfc_defaults() {
+        let c = crate::scenario::schema::AodvCfg::default();
+        assert_eq!(AodvParams::from_cfg(&c), AodvParams::default());
+    }
 
     #[test]
     fn derived_values_of_rfc_3561_10() {

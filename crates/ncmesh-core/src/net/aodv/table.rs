@@ -87,6 +87,11 @@ impl Table {
         row.as_mut()
     }
 
+    /// The entry for `dest` as stored (expiry not applied).
+    pub fn peek(&self, dest: NodeId) -> Option<&Route> {
+        self.rows.get(dest as usize)?.as_ref()
+    }
+
     /// The valid (active) route to `dest`, if any.
     pub fn valid(&mut self, now: Time, dest: NodeId, delete_period: Time) -> Option<&mut Route> {
         self.get(now, dest, delete_period)
