@@ -487,7 +487,8 @@ pub struct RoutingCfg {
     pub spread: Spread,
     /// Routes are recomputed from the new positions at every mobility update (an oracle
     /// routing protocol); false keeps the routes computed at the start, so a path breaks
-    /// when a node on it moves out of range (Chen et al.'s two-path MANET).
+    /// when a node on it moves out of range (Chen et al.'s two-path MANET). No effect
+    /// under `protocol = "aodv"`.
     pub follow_mobility: bool,
     /// AODV's parameters (`protocol = "aodv"`).
     pub aodv: AodvCfg,
