@@ -218,3 +218,27 @@ fn combinations_aodv_cannot_serve_are_refused_with_one_line() {
     s.scheme.name = "none".into();
     assert!(Sim::new(&s).is_ok());
 }
+
+#[test]
+fn hellos_and_local_repair_run_with_every_packet_accounted_for() {
+    let mut s = aodv(two_path_relay_leaves());
+    s.routing.aodv.hello = true;
+    s.routing.aodv.local_repair = true;
+    let r = run(&s).unwrap();
+    assert!(r.conservation.balanced, "{:?}", r.conservation);
+    // §6.9: nodes on an active route that broadcast nothing for a second send HELLOs.
+    let hellos: u64 = r.nodes.iter().map(|n| n.aodv_hello_tx).sum();
+    assert!(hellos >= 20, "{hellos} HELLOs in 30 s");
+    assert!(r.flows[0].goodput_kbps > 0.0);
+    assert_eq!(
+        r.flows[0].path,
+        vec![0, 2, 3],
+        "the flow ends on the path that stayed"
+    );
+    let a = strip_wall(run(&s).unwrap());
+    assert_eq!(
+        a,
+        strip_wall(r),
+        "deterministic with HELLOs and repairs too"
+    );
+}
