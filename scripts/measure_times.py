@@ -151,6 +151,19 @@ def _sigterm_as_interrupt() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
+def settled_load(limit_s: float = 150.0) -> float:
+    """The 1-minute load average once it has settled: the previous item's own work keeps it
+    high for a minute or two (it decays with a 60 s time constant), and that is not other
+    work. Waits while it falls, at most `limit_s`, and returns it."""
+    waited = 0.0
+    load = os.getloadavg()[0]
+    while load > 0.5 and waited < limit_s:
+        time.sleep(10)
+        waited += 10
+        load = os.getloadavg()[0]
+    return load
+
+
 def main(argv: list[str] | None = None) -> int:
     _sigterm_as_interrupt()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -174,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     values = {}
     for it in items:
-        load = os.getloadavg()[0]
+        load = settled_load()
         if load > 0.5:
             print(f"measure_times: the machine is busy (load {load:.1f} before {it}): the time will be high, "
                   "and the docs will say so", file=sys.stderr)

@@ -63,6 +63,7 @@ def test_registered_with_parts_and_the_papers_set_up():
     assert alt["loss"][0]["frames"] == cc.ALT_READING and alt["scheme"]["pipeline"]["adaptive"] is True
     pipe = load_sweep(full["string-pipeline"]).runs()[0].scenario["scheme"]
     assert pipe["name"] == "pipeline" and pipe["pipeline"]["redundancy"] == cc.PIPELINE_R_STRING
+    assert pipe["pipeline"]["code_acks"] is True      # the column's default reading
 
     # The readings part sets the reading and delayed ACKs in its grid, not from the constants.
     readings = load_sweep(full["readings"]).runs()
@@ -187,7 +188,7 @@ def test_quick_summary_claims_and_figures(quick_run):
         assert s[key]["frames"] in cc.READINGS and s[key]["interference"] in cc.INTERFERENCE
     # The variants of the coded columns under the closest reading, each at the quick hop count.
     variants = list(csv.DictReader((out / "tables" / "readings_variants.csv").open()))
-    assert {v["variant"] for v in variants} == {"code_acks = false (the column's default)", "code_acks = true",
+    assert {v["variant"] for v in variants} == {"code_acks = false", "code_acks = true (the column's default)",
                                                 "estimate = closed (the column's default)", "estimate = per-report"}
     assert set(s["table3_alt_mbps"]) == set(cc.STRING_SERIES) and set(s["loss_3hops_alt"]) == set(cc.LOSS_SERIES)
     assert set(s["pipeline_tail_3hops"]) == {"20_1.4", "20_2.5", "40_1.4", "40_2.5"}

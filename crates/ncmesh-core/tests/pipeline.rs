@@ -3,6 +3,7 @@
 //! decoded through lossy hops, conservation, the roles' counters, DATA/ACK XOR of
 //! combinations, and determinism.
 
+use ncmesh_core::coding::combocoding::XorBuffer;
 use ncmesh_core::metrics::RunResult;
 use ncmesh_core::scenario::schema::*;
 use ncmesh_core::scenario::{build, BuildOptions};
@@ -89,8 +90,15 @@ fn pipeline_runs_are_deterministic_and_coefficient_only_equals_payload_mode() {
 #[test]
 fn combocoding_xors_combinations_and_both_directions_decode_the_exact_bytes() {
     for (hops, loss) in [(2, 0.0), (3, 0.1), (4, 0.2)] {
-        let r = run(&string(hops, "combocoding", loss, 30.0)).unwrap();
         let what = format!("{hops} hops, loss {loss}");
+        delivered_intact(&run(&string(hops, "combocoding", loss, 30.0)).unwrap(), &what);
+        // A neighbour keeps the copy it sent `scheme.piggycode.buffer_s` (1 s). Under loss
+        // a pair can wait longer than that in a relay's 50-packet queue (the 4-hop string
+        // at 20%: 3 of 38 coded frames then find no partner), so the decoding is checked
+        // with copies kept 5 s, longer than any wait here: then every coded frame decodes.
+        let mut s = string(hops, "combocoding", loss, 30.0);
+        s.scheme.piggycode.buffer_s = 5.0;
+        let r = run(&s).unwrap();
         delivered_intact(&r, &what);
         let dst = hops as usize;
         // Both directions are Pipeline-coded: the sender decodes the receiver's ACKs.
@@ -99,19 +107,10 @@ fn combocoding_xors_combinations_and_both_directions_decode_the_exact_bytes() {
             at(&r, 0, "pl_decoded") > 0,
             "{what}: ACKs decoded at the sender"
         );
-        // Relays XOR a DATA-direction combination with an ACK-direction one, and coded
-        // frames decode (each neighbour holds the partner it sent; under loss a partner
-        // queued at the relay for longer than the 1 s decoding buffer can be missing).
-        let coded = total(&r, "piggy_coded_tx");
-        let failures = total(&r, "piggy_decode_failures");
-        assert!(coded > 0, "{what}");
-        assert!(
-            failures * 100 <= coded,
-            "{what}: {failures} of {coded} failed"
-        );
-        if loss == 0.0 {
-            assert_eq!(failures, 0, "{what}");
-        }
+        // Relays XOR a DATA-direction combination with an ACK-direction one, and each
+        // neighbour decodes with the partner it sent.
+        assert!(total(&r, "piggy_coded_tx") > 0, "{what}");
+        assert_eq!(total(&r, "piggy_decode_failures"), 0, "{what}");
         assert_eq!(
             at(&r, 0, "piggy_coded_tx") + at(&r, dst, "piggy_coded_tx"),
             0,
@@ -290,16 +289,18 @@ fn without_loss_two_paths_share_the_load_and_estimate_little() {
     }
     let (a, b) = (at(&r, 1, "pl_recoded"), at(&r, 2, "pl_recoded"));
     assert!((a as f64 / b as f64 - 1.0).abs() < 0.15, "{a} / {b}");
-    // Counts closed at the next generation's first combination miss the stragglers that
-    // the DATA/ACK XOR's queue jumps delay: loss is read where there is none.
+    // The network-layer XOR buffer lets nothing overtake, so counts closed at the next
+    // generation's first combination (report_lag = 1) read no loss above. Under
+    // PiggyCode's interface-queue machinery coded pairs go towards the head of the queue,
+    // generations overtake each other, and the same counts read loss where there is none.
     let mut s = two_paths_54(100);
-    s.scheme.pipeline.report_lag = 1;
-    let r1 = run(&s).unwrap();
+    s.scheme.combocoding.xor_buffer = XorBuffer::InterfaceQueue;
+    let jumped = run(&s).unwrap();
     let relays = |r: &RunResult| at(r, 1, "pl_loss_permille") + at(r, 2, "pl_loss_permille");
     assert!(
-        relays(&r1) > relays(&r) + 60,
-        "relays' estimates summed: {} with lag 1, {} with lag 3",
-        relays(&r1),
+        relays(&jumped) > relays(&r) + 60,
+        "relays' estimates summed: {} with the interface-queue buffer, {} with the network one",
+        relays(&jumped),
         relays(&r)
     );
 }

@@ -79,6 +79,30 @@ fn tcp_nc_runs_are_deterministic_and_coefficient_only_equals_payload_mode() {
 }
 
 #[test]
+fn tcp_arq_with_a_small_source_queue_keeps_carrying_on_a_lossy_hop() {
+    // CoMP's set-up (no MAC retries) on one lossy hop, a source queue of 5 packets:
+    // NewReno never sees a loss below TCP/NC, its window outgrows the queue, and
+    // combinations offered to the full queue would be dropped unseen by Alg. 1 and by
+    // TCP, which then waits for a timeout. The source owes them instead and makes them
+    // as the queue frees room (the send-time path CoMP's output buffer has).
+    let mut s = string(1, "tcp-nc", 0.2, LossFrames::Network, 30.0);
+    s.scheme.tcpnc.field = NcField::Gf65536;
+    s.mac.retransmissions = false;
+    s.mac.queue_packets = 5;
+    s.simulation.measure_start_s = 20.0;
+    let r = run(&s).unwrap();
+    assert!(r.conservation.balanced, "{:?}", r.conservation);
+    assert_eq!(
+        r.nodes[0].drops_queue_full, 0,
+        "the source's own queue dropped"
+    );
+    let f = &r.flows[0];
+    assert_eq!(f.payload_errors, 0);
+    assert!(f.goodput_kbps > 0.0, "nothing carried over the last 10 s");
+    assert!(at(&r, 0, "tcpnc_held_back") > 0, "the queue never filled");
+}
+
+#[test]
 fn tcp_nc_keeps_goodput_where_plain_newreno_collapses() {
     // i.i.d. loss on every link: NewReno halves its window at every loss and times out;
     // TCP/NC's adaptive redundancy repairs the losses below TCP (Sundararajan et al.:

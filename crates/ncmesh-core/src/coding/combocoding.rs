@@ -36,9 +36,8 @@ pub struct ComboCfg {
     /// ACK-direction one to XOR with (Chen et al., "Protocol design": 4 ms); >= 0.
     pub timer_s: f64,
     /// Where relays pair DATA with ACKs: `"network"` (the paper's network-layer buffer,
-    /// nothing overtakes) or `"interface-queue"` (PiggyCode's machinery with
-    /// `scheme.piggycode.placement`; the default until the network buffer's decode failures
-    /// under loss are understood: docs/assumptions.md).
+    /// nothing overtakes; the default) or `"interface-queue"` (PiggyCode's machinery with
+    /// `scheme.piggycode.placement`, an ablation).
     pub xor_buffer: XorBuffer,
 }
 
@@ -46,7 +45,7 @@ impl Default for ComboCfg {
     fn default() -> Self {
         ComboCfg {
             timer_s: 0.004,
-            xor_buffer: XorBuffer::InterfaceQueue,
+            xor_buffer: XorBuffer::Network,
         }
     }
 }

@@ -47,6 +47,9 @@ pub struct FlowCx<'a> {
     pub routes: &'a Routes,
     /// This node's random stream for its flow coder.
     pub rng: &'a mut Rng,
+    /// Free slots in the node's interface queue now (its capacity less what it and the
+    /// MAC hold): a packet sent beyond them would be dropped on arrival.
+    pub room: usize,
     /// Where the effects go.
     pub out: &'a mut FlowOut,
 }
@@ -103,6 +106,14 @@ pub trait FlowCoder: Send {
     /// holds in a data frame, not again on the MAC's retries): what the node has really
     /// sent, as opposed to what its queue later dropped. Read-only: no effects.
     fn handle_on_air(&mut self, _p: &Packet) {}
+    /// Does the coder owe packets it holds back for want of room in the node's interface
+    /// queue? Then `handle_room` is called whenever a frame leaves the queue.
+    fn wants_room(&self) -> bool {
+        false
+    }
+    /// A frame left the node's interface queue (the MAC is done with it): `cx.room`
+    /// slots are free.
+    fn handle_room(&mut self, _cx: &mut FlowCx) {}
     /// Packets the coder holds.
     fn held(&self) -> usize;
     /// Appends the coder's counters (name, value), from its family's registry list.

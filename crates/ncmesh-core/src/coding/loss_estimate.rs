@@ -28,6 +28,7 @@
 
 use crate::coding::keyed::{find_or_push, value_or_default};
 use crate::net::NodeId;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// Ids kept per downstream neighbour while no report arrives (its reports lost, or the
@@ -42,6 +43,20 @@ pub fn compensating_rate(loss: f64, surplus: f64, min: f64, max: f64) -> f64 {
         return max;
     }
     (surplus / (1.0 - loss.max(0.0))).clamp(min, max)
+}
+
+/// Where a sender's loss towards a downstream neighbour starts before Alg. 1 has a
+/// sample (the paper is silent: §II-B estimates only from reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum LossPrior {
+    /// The routing's estimate of the link (1 − its delivery probability, what ETX is made
+    /// of): a node knows its links before it sends on them, as the paper's routing did.
+    Routing,
+    /// No start: a neighbour without a sample is left out of the node loss (lossless),
+    /// and TCP/NC's R is its configured `redundancy` until the first report.
+    None,
 }
 
 /// One report's comparison (Alg. 1, lines 2-4).
@@ -115,6 +130,16 @@ impl LossEstimate {
             d.sent.pop_front();
         }
         d.sent.push_back(id);
+    }
+
+    /// Starts the loss towards `to` at `loss` if no sample or start has set it yet: the
+    /// first reports then move it by their weight (`alpha` per packet) rather than
+    /// replace it.
+    pub fn start_from(&mut self, to: NodeId, loss: f64) {
+        let d = self.entry(to);
+        if d.smoothed.is_none() {
+            d.smoothed = Some(loss.clamp(0.0, 1.0));
+        }
     }
 
     /// Neighbour `from` reports (s, t): the id of the last packet it received from this
@@ -335,6 +360,26 @@ mod tests {
         e.sent(5, 16);
         let s = e.report(5, 16, 9).unwrap();
         assert_eq!((s.sent, s.received, s.loss), (1, 1, 0.0));
+    }
+
+    #[test]
+    fn an_unsampled_link_starts_from_its_prior_and_reports_move_it_by_their_weight() {
+        let mut e = LossEstimate::new(0.5);
+        assert_eq!(e.node_loss([4]), None, "no sample, no start");
+        e.start_from(4, 0.3);
+        assert_eq!(e.loss_to(4), Some(0.3));
+        assert_eq!(e.node_loss([4, 5]), Some(0.3), "5 has neither");
+        e.start_from(4, 0.9);
+        assert_eq!(
+            e.loss_to(4),
+            Some(0.3),
+            "a start does not replace an estimate"
+        );
+        // One packet sent and received: loss 0 with weight 0.5.
+        e.sent(4, 0);
+        e.report(4, 0, 1).unwrap();
+        assert!(close(e.loss_to(4).unwrap(), 0.15));
+        assert_eq!(e.samples(), 1, "the start is not a sample");
     }
 
     #[test]

@@ -650,7 +650,7 @@ mod tests {
             .take(3)
             .map(|l| l.split(" = ").next().unwrap())
             .collect();
-        assert_eq!(keys, ["loss", "loss_alpha", "max_redundancy"]);
+        assert_eq!(keys, ["loss", "prior", "loss_alpha"]);
         assert!(comp.contains("loss_alpha = 1e-10\n"), "{comp}");
         assert!(text.contains("forward_redundancy = 2.5\n"));
         let without = text.replace("forward_redundancy = 2.5\n", "");

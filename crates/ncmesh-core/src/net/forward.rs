@@ -50,6 +50,7 @@ mod tests {
             to,
             cost: 1.0,
             etx: 1.0,
+            delivery: 1.0,
         };
         Routes::new(vec![vec![e(1)], vec![e(0), e(2)], vec![e(1)]], &[0, 2], 1)
     }

@@ -20,6 +20,9 @@ pub struct Edge {
     /// Expected transmission count 1 / (d_f · d_r) (De Couto et al., MobiCom 2003 §3:
     /// forward delivery of the data frame, reverse delivery of its MAC ACK).
     pub etx: f64,
+    /// The channel's delivery probability of a data frame over the link (d_f): the
+    /// routing's estimate of the link, which a coding scheme may start its own from.
+    pub delivery: f64,
 }
 
 /// Usable links for routing: both directions must get frames through (the data frame
@@ -49,6 +52,7 @@ pub fn routing_graph(
                 to: l.to,
                 cost,
                 etx,
+                delivery: pf,
             });
         }
     }

@@ -5,7 +5,7 @@
 
 use super::graph::{routing_graph, tree_towards, Edge, Tree, NONE};
 use crate::phy::Channel;
-use crate::scenario::schema::{FlowCfg, RoutingCfg, Spread};
+use crate::scenario::schema::{FlowCfg, Reinforce, RoutingCfg, Spread};
 use crate::wire::NodeId;
 use smallvec::SmallVec;
 use std::cell::OnceCell;
@@ -107,7 +107,7 @@ impl Routes {
             if let Some(p) = &f.route {
                 r.set_explicit(i as u32, p.clone());
             }
-            r.set_paths(i as u32, f.src, f.dst, cfg.paths as usize);
+            r.set_paths(i as u32, f.src, f.dst, cfg.paths as usize, cfg.reinforce);
         }
         r
     }
@@ -115,6 +115,24 @@ impl Routes {
     /// The usable links out of `n`.
     pub fn edges(&self, n: NodeId) -> &[Edge] {
         &self.adj[n as usize]
+    }
+
+    /// The routing's estimate of the delivery probability of a data frame a -> b (None:
+    /// not a usable link).
+    pub fn link_delivery(&self, a: NodeId, b: NodeId) -> Option<f64> {
+        self.adj[a as usize]
+            .iter()
+            .find(|e| e.to == b)
+            .map(|e| e.delivery)
+    }
+
+    /// The routing's estimate of the probability that a packet of `flow` from `src` gets
+    /// through every hop of its routed path to `dst` (None: no path).
+    pub fn path_delivery(&self, src: NodeId, dst: NodeId, flow: u32) -> Option<f64> {
+        let p = self.path(src, dst, flow)?;
+        p.windows(2)
+            .map(|w| self.link_delivery(w[0], w[1]))
+            .product()
     }
 
     fn link_cost(&self, a: NodeId, b: NodeId) -> Option<f64> {
@@ -141,7 +159,8 @@ impl Routes {
     /// Sets the paths of `flow` (src -> dst): its explicit route if it has one, else up
     /// to `d` reinforced paths (see [`reinforced_paths`](Self::reinforced_paths)); with
     /// d = 1, its one routed path.
-    pub fn set_paths(&mut self, flow: u32, src: NodeId, dst: NodeId, d: usize) {
+    pub fn set_paths(&mut self, flow: u32, src: NodeId, dst: NodeId, d: usize, how: Reinforce) {
+        let explicit = self.explicit[flow as usize].is_some();
         let paths = if let Some(e) = &self.explicit[flow as usize] {
             vec![e.path.clone()]
         } else if d > 1 {
@@ -150,7 +169,14 @@ impl Routes {
             self.path(src, dst, flow).into_iter().collect()
         };
         let mut fan = Vec::new();
-        if paths.len() > 1 {
+        if !explicit && d > 1 && how == Reinforce::Hops {
+            // A pair the routing joins in one hop keeps that link alone (the paper's
+            // one-hop flows "cannot" use several paths, §III-B1).
+            fan = match self.path(src, dst, flow) {
+                Some(p) if p.len() == 2 => vec![(src, dst)],
+                _ => self.reinforced_hops(src, dst, d),
+            };
+        } else if paths.len() > 1 {
             for p in &paths {
                 for w in p.windows(2) {
                     if !fan.contains(&(w[0], w[1])) {
@@ -283,6 +309,65 @@ impl Routes {
         v
     }
 
+    /// The links src -> dst that directed diffusion reinforces when every reinforced node
+    /// reinforces up to `d` neighbours (Gheorghiu et al. §III-A: a node picks among up to
+    /// d next hops; Intanagonwiwat et al. §3.3): the sink reinforces the d neighbours whose
+    /// copies of the source's exploratory data came first (least cost from the source,
+    /// plus the link), and each reinforced node does the same among its neighbours nearer
+    /// the source, back to it; a node takes at most d downstream neighbours (later
+    /// reinforcements pass it by). Nodes left without a way back to the source are
+    /// dropped. Returns (node, downstream neighbour) pairs.
+    pub fn reinforced_hops(&self, src: NodeId, dst: NodeId, d: usize) -> Vec<(NodeId, NodeId)> {
+        let from_src = tree_towards(&self.adj, src, |e| e.cost);
+        let dist = |u: NodeId| from_src.dist[u as usize];
+        let n = self.adj.len();
+        let mut down = vec![0usize; n];
+        let mut seen = vec![false; n];
+        let mut fan = Vec::new();
+        let mut queue = std::collections::VecDeque::from([dst]);
+        seen[dst as usize] = true;
+        while let Some(v) = queue.pop_front() {
+            // The neighbours v first heard from: nearer the source, earliest arrival.
+            let mut ups: Vec<(f64, NodeId)> = self.adj[v as usize]
+                .iter()
+                .filter(|e| e.to != dst && dist(e.to) < dist(v))
+                .map(|e| (dist(e.to) + e.cost, e.to))
+                .collect();
+            ups.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let mut taken = 0;
+            for (_, u) in ups {
+                if taken == d {
+                    break;
+                }
+                if down[u as usize] == d {
+                    continue;
+                }
+                down[u as usize] += 1;
+                taken += 1;
+                fan.push((u, v));
+                if !seen[u as usize] && u != src {
+                    seen[u as usize] = true;
+                    queue.push_back(u);
+                }
+            }
+        }
+        // Keep what the source reaches (a node whose upstream neighbours were all taken
+        // is a dead end).
+        let mut reach = vec![false; n];
+        reach[src as usize] = true;
+        let mut stack = vec![src];
+        while let Some(a) = stack.pop() {
+            for &(_, b) in fan.iter().filter(|&&(x, _)| x == a) {
+                if !reach[b as usize] {
+                    reach[b as usize] = true;
+                    stack.push(b);
+                }
+            }
+        }
+        fan.retain(|&(a, _)| reach[a as usize]);
+        fan
+    }
+
     /// Up to `d` paths src -> dst reinforced as directed diffusion does (Intanagonwiwat
     /// et al., MobiCom 2000 §3.3; the variant of CoMP's evaluation, Gheorghiu et al. §IV,
     /// ref. [10]): the source's exploratory data reaches every node first along its
@@ -360,11 +445,13 @@ mod tests {
                 to: b,
                 cost: 1.0,
                 etx: 1.0,
+                delivery: 1.0,
             });
             adj[b as usize].push(Edge {
                 to: a,
                 cost: 1.0,
                 etx: 1.0,
+                delivery: 1.0,
             });
         }
         adj
@@ -408,7 +495,7 @@ mod tests {
     fn explicit_route_both_directions_with_costs() {
         let mut r = Routes::new(undirected(4, &[(0, 1), (1, 3), (0, 2), (2, 3)]), &[0, 3], 1);
         r.set_explicit(0, vec![0, 2, 3]);
-        r.set_paths(0, 0, 3, 1);
+        r.set_paths(0, 0, 3, 1, Reinforce::Hops);
         assert_eq!(r.path(0, 3, 0), Some(vec![0, 2, 3]));
         assert_eq!(r.path(3, 0, 0), Some(vec![3, 2, 0]));
         assert_eq!(r.paths(0), &[vec![0, 2, 3]]);
@@ -431,11 +518,13 @@ mod tests {
             to: 2,
             cost: 1.0,
             etx: 4.0,
+            delivery: 0.5,
         });
         adj[2].push(Edge {
             to: 0,
             cost: 1.0,
             etx: 4.0,
+            delivery: 0.5,
         });
         let r = Routes::new(adj, &[], 0);
         assert_eq!(r.cost(0, 2), Some(PathCost { hops: 1, etx: 2.0 }));
@@ -457,7 +546,7 @@ mod tests {
         // a ladder: 0 -> {1, 3} -> {2, 4} -> 5, with a rung 1 - 4
         let links = [(0, 1), (1, 2), (2, 5), (0, 3), (3, 4), (4, 5), (1, 4)];
         let mut r = Routes::new(undirected(6, &links), &[0, 5], 2);
-        r.set_paths(1, 0, 5, 2);
+        r.set_paths(1, 0, 5, 2, Reinforce::Paths);
         let ps = r.paths(1).to_vec();
         assert_eq!(ps, vec![vec![0, 1, 2, 5], vec![0, 1, 4, 5]]);
         // node 1 may forward to 2 or 4; each costs 2 to the sink
@@ -474,7 +563,7 @@ mod tests {
         let back: Vec<u32> = r.next_hops(4, 0, 1).iter().map(|h| h.node).collect();
         assert_eq!(back, vec![1], "the rung 1 - 4 is on a path, 3 - 4 is not");
 
-        r.set_paths(0, 0, 5, 1);
+        r.set_paths(0, 0, 5, 1, Reinforce::Hops);
         assert_eq!(r.paths(0), &[vec![0, 1, 2, 5]]);
         assert_eq!(
             r.next_hops(1, 5, 0).len(),
@@ -489,6 +578,55 @@ mod tests {
             2,
             "the sink has two neighbours"
         );
+    }
+
+    #[test]
+    fn each_node_picks_among_up_to_d_next_hops() {
+        // The ladder above: the sink reinforces 2 and 4; 4 reinforces both 1 and 3 (it
+        // heard them at the same time), 2 reinforces 1, and 1 and 3 the source. The flow
+        // branches at the source and again at 1 (whole paths branch at 1 only).
+        let links = [(0, 1), (1, 2), (2, 5), (0, 3), (3, 4), (4, 5), (1, 4)];
+        let mut r = Routes::new(undirected(6, &links), &[0, 5], 1);
+        r.set_paths(0, 0, 5, 2, Reinforce::Hops);
+        let next = |r: &Routes, v: u32| -> Vec<u32> {
+            r.next_hops(v, 5, 0).iter().map(|h| h.node).collect()
+        };
+        assert_eq!(next(&r, 0), vec![1, 3]);
+        assert_eq!(next(&r, 1), vec![2, 4]);
+        assert_eq!(next(&r, 3), vec![4]);
+        for v in 0..5 {
+            assert!(
+                !next(&r, v).is_empty() && next(&r, v).len() <= 2,
+                "node {v}"
+            );
+        }
+        let mut paths = Routes::new(undirected(6, &links), &[0, 5], 1);
+        paths.set_paths(0, 0, 5, 2, Reinforce::Paths);
+        assert_eq!(
+            next(&paths, 0),
+            vec![1],
+            "whole paths share the source's tree"
+        );
+        // d = 1 everywhere: one next hop per node.
+        let mut one = Routes::new(undirected(6, &links), &[0, 5], 1);
+        one.set_paths(0, 0, 5, 1, Reinforce::Hops);
+        for v in 0..5 {
+            assert!(next(&one, v).len() <= 1, "node {v}");
+        }
+    }
+
+    #[test]
+    fn a_one_hop_pair_keeps_its_direct_link() {
+        let links = [(0, 1), (1, 2), (0, 2)];
+        let mut r = Routes::new(undirected(3, &links), &[0, 2], 1);
+        r.set_paths(0, 0, 2, 2, Reinforce::Hops);
+        let hops: Vec<u32> = r.next_hops(0, 2, 0).iter().map(|h| h.node).collect();
+        assert_eq!(hops, vec![2]);
+        let back: Vec<u32> = r.next_hops(2, 0, 0).iter().map(|h| h.node).collect();
+        assert_eq!(back, vec![0]);
+        // Whole paths add the detour through 1.
+        r.set_paths(0, 0, 2, 2, Reinforce::Paths);
+        assert_eq!(r.next_hops(0, 2, 0).len(), 2);
     }
 
     #[test]

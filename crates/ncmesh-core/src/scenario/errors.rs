@@ -55,6 +55,10 @@ const MOVED: &[(&str, &str)] = &[
         "scheme.piggycode.at_head",
         "scheme.piggycode.placement (at_head = true was placement = \"stack\", false \"in-place\")",
     ),
+    (
+        "scheme.comp.loss_credits",
+        "scheme.comp.compensation (loss_credits = true was compensation = \"both\", false \"rate\")",
+    ),
 ];
 
 /// How to name the table a path points at, for "unknown field ... in X" messages.

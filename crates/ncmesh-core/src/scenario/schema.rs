@@ -369,6 +369,23 @@ pub enum Spread {
     RoundRobin,
 }
 
+/// How directed diffusion reinforces a flow's `routing.paths` = d (Gheorghiu et al.
+/// §III-A: "reinforcing up to d paths ... we vary the number of downstream neighbors that
+/// a node can pick as next-hops").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Reinforce {
+    /// Every reinforced node reinforces up to d of the neighbours it first heard the
+    /// source's exploratory data from, and takes up to d downstream neighbours: each node
+    /// may pick among up to d next hops; a one-hop pair keeps its direct link alone.
+    Hops,
+    /// d whole paths: the source's least-cost paths to the sink's d first-heard
+    /// neighbours (they share the source's tree, so a flow branches at one node for
+    /// d = 2).
+    Paths,
+}
+
 /// The routing protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -477,6 +494,9 @@ pub struct RoutingCfg {
     /// packet of the flow to any of its downstream neighbours, and a packet back to the
     /// flow's source to any of its upstream neighbours (multipath schemes); 1-16.
     pub paths: u32,
+    /// With d > 1, how the paths are reinforced: `"hops"` (each node up to d next hops)
+    /// or `"paths"` (d whole paths from the source's tree).
+    pub reinforce: Reinforce,
     /// Initial IP TTL; 1-255.
     pub ttl: u32,
     /// Links whose delivery probability is below this are not routed over; in [0, 1].
@@ -500,6 +520,7 @@ impl Default for RoutingCfg {
             protocol: RoutingProtocol::Static,
             metric: RouteMetric::Hops,
             paths: 1,
+            reinforce: Reinforce::Hops,
             ttl: 64,
             min_delivery: 0.1,
             spread: Spread::Cheapest,

@@ -188,6 +188,31 @@ fn the_diamond_joins_source_and_destination_only_through_its_relays() {
     let e = build("diamond", &opts(json!({"loss": 1.0}))).unwrap_err();
     assert_eq!(e.field, "loss");
     assert!(e.message.contains("[0, 1)"), "{e}");
+    let e = build("diamond", &opts(json!({"cs_range": 200}))).unwrap_err();
+    assert_eq!(e.field, "cs_range");
+    assert!(
+        e.message.contains("at least the 250.0 m receive range"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_diamonds_ends_sense_each_other_within_its_carrier_sense_range() {
+    use crate::phy::Channel;
+    for (cs, sensed) in [(None, false), (Some(550.0), true), (Some(399.0), false)] {
+        let o = match cs {
+            Some(v) => opts(json!({ "relays": 2, "cs_range": v })),
+            None => opts(json!({ "relays": 2 })),
+        };
+        let s = build("diamond", &o).unwrap();
+        let pos: Vec<(f64, f64)> = s.nodes.iter().map(|n| (n.x, n.y)).collect();
+        let ch = Channel::new(&s.channel, &pos);
+        // The destination (node 3) reaches the source's radio, and back: sensed.
+        assert_eq!(ch.link(0, 3).is_some(), sensed, "cs_range {cs:?}");
+        assert_eq!(ch.link(3, 0).is_some(), sensed, "cs_range {cs:?}");
+        // Still no data link between them: the relays carry the flow.
+        assert!(ch.delivery_prob(0, 3) < 1e-9, "cs_range {cs:?}");
+    }
 }
 
 #[test]
@@ -748,6 +773,11 @@ fn bad_cases() -> Vec<(String, &'static str, Vec<&'static str>)> {
             with("[scheme.piggycode]\nat_head = true"),
             "scheme.piggycode.at_head",
             vec!["this field is now scheme.piggycode.placement", "placement = \"stack\""],
+        ),
+        (
+            with("[scheme.comp]\nloss_credits = true"),
+            "scheme.comp.loss_credits",
+            vec!["this field is now scheme.comp.compensation", "compensation = \"both\""],
         ),
         (
             with("[scheme]\nname = \"xor\""),

@@ -159,11 +159,17 @@ impl Sim {
         let mut out = FlowOut::default();
         {
             let nd = &mut self.nodes[n as usize];
+            // As the scheme's `queue_capacity`: the frame the MAC holds counts.
+            let in_service = nd.mac.in_service().map_or(0, |f| f.body.held_packets());
+            let room = self
+                .queue_capacity
+                .saturating_sub(in_service + nd.scheme.occupancy().queued);
             let mut cx = FlowCx {
                 now: self.now,
                 node: n,
                 routes: &self.routes,
                 rng: &mut nd.rng_flow,
+                room,
                 out: &mut out,
             };
             f(&mut **nd.flow.as_mut().expect("a flow coder"), &mut cx);
@@ -298,15 +304,14 @@ impl Sim {
 
     /// The MAC of `n` is done with `frame`.
     pub(super) fn coding_tx_outcome(&mut self, n: u32, frame: OutFrame, outcome: TxOutcome) {
-        if !self.aodv {
-            return self.with_scheme(n, |s, cx| s.handle_outcome(cx, frame, outcome));
-        }
-        if Self::is_aodv(&frame.body) {
+        if self.aodv && Self::is_aodv(&frame.body) {
             return self.aodv_tx_outcome(n, frame, outcome);
         }
-        // The MAC's retry limit on a unicast: the link to the next hop is broken.
-        let broken =
-            (outcome == TxOutcome::Failed && frame.mac_rx != crate::net::BROADCAST).then(|| {
+        // Under AODV, the MAC's retry limit on a unicast: the link to the next hop is broken.
+        let broken = (self.aodv
+            && outcome == TxOutcome::Failed
+            && frame.mac_rx != crate::net::BROADCAST)
+            .then(|| {
                 (
                     frame.mac_rx,
                     frame.body.packets.first().map(|p| (p.src, p.dst)),
@@ -315,6 +320,14 @@ impl Sim {
         self.with_scheme(n, |s, cx| s.handle_outcome(cx, frame, outcome));
         if let Some((next, ends)) = broken {
             self.aodv_link_failure(n, next, ends);
+        }
+        // The queue has room again: a flow coder holding packets back for it sends them.
+        if self.nodes[n as usize]
+            .flow
+            .as_ref()
+            .is_some_and(|f| f.wants_room())
+        {
+            self.with_flow(n, |c, cx| c.handle_room(cx));
         }
     }
 }

@@ -2,7 +2,7 @@
 //! the paper leaves out are in docs/assumptions.md ("CoMP").
 
 use crate::check::*;
-use crate::coding::loss_estimate::compensating_rate;
+use crate::coding::loss_estimate::{compensating_rate, LossPrior};
 use crate::engine::{secs, Time};
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +18,26 @@ pub enum LossSource {
     Configured,
 }
 
+/// How a node compensates the loss towards its downstream neighbours. §II-B names two
+/// mechanisms in one sentence (a redundant combination when a loss is detected, and a
+/// sending rate adjusted to the total estimated loss) and §II-C the loss credits; applied
+/// together they compensate the same loss twice, and the surplus grows hop by hop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Compensation {
+    /// Each credit makes 1 / (1 − node loss) combinations (§II-B's rate; the abstract's
+    /// "rate at which linear combinations are transmitted", Fig. 2's "optimal redundancy
+    /// rate").
+    Rate,
+    /// Each credit makes one combination, and a report that shows packets missed creates
+    /// one credit per packet missed (§II-B's redundant combination, §II-C's credits
+    /// created by intermediate nodes on a detected loss).
+    Credits,
+    /// Both (the rule before issue 28: the loss is compensated twice).
+    Both,
+}
+
 /// CoMP's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -27,6 +47,10 @@ pub struct CompCfg {
     /// delivery probability from the channel and `[[loss]]` rules: Fig. 2's optimal
     /// curve).
     pub loss: LossSource,
+    /// A downstream neighbour's loss before Alg. 1's first sample: `"routing"` (the
+    /// routing's estimate of the link) or `"none"` (left out of the node loss until
+    /// sampled: lossless).
+    pub prior: LossPrior,
     /// Smoothing of Alg. 1's estimate: weight of each packet reported in the exponential
     /// average (1: each report's own loss, as Alg. 1); in (0, 1].
     pub loss_alpha: f64,
@@ -38,10 +62,10 @@ pub struct CompCfg {
     /// its rank catches up and it decodes (without it, a deficit of one stalls decoding
     /// until TCP times out); in [1, 2].
     pub headroom: f64,
-    /// Credits created when Alg. 1 detects a loss (§II-C, the hybrid part): a node sends
-    /// one more combination per packet its report says a downstream neighbour missed;
-    /// false: only the rate 1 / (1 − node loss) compensates.
-    pub loss_credits: bool,
+    /// How the loss is compensated: `"rate"` (1 / (1 − node loss) combinations per
+    /// credit), `"credits"` (one per credit, and a credit per packet a report shows
+    /// missed) or `"both"` (the loss compensated twice).
+    pub compensation: Compensation,
     /// When an acknowledgement that moves the source's window leaves TCP no room to send
     /// (the destination holds packets seen but not decoded), the source takes it as a
     /// credit (TCP/NC's `blocked_repair`, which CoMP needs more: its degrees of freedom
@@ -56,6 +80,10 @@ pub struct CompCfg {
     /// stands for is still owed downstream); false: Alg. 4 as printed, the credit goes
     /// with the dropped combination.
     pub keep_credit: bool,
+    /// A relay whose whole coding buffer a passing acknowledgement shows seen by the
+    /// destination empties it and drops its credits (the source drops those packets on
+    /// the same acknowledgement); false: the buffer slides only with newer windows.
+    pub flush_on_ack: bool,
     /// A downstream neighbour's advertised queue counts this long after the frame that
     /// carried it was heard; after that it counts as 0, seconds; in (0, 10].
     pub advert_timeout_s: f64,
@@ -65,13 +93,15 @@ impl Default for CompCfg {
     fn default() -> Self {
         CompCfg {
             loss: LossSource::Estimated,
+            prior: LossPrior::Routing,
             loss_alpha: 1.0 / 32.0,
             max_redundancy: 5.0,
             headroom: 1.1,
-            loss_credits: true,
+            compensation: Compensation::Credits,
             blocked_repair: false,
             overhear: true,
             keep_credit: true,
+            flush_on_ack: true,
             advert_timeout_s: 0.1,
         }
     }
@@ -102,7 +132,29 @@ impl CompParams {
     /// [1, max_redundancy].
     pub fn rate_for(&self, node_loss: f64, source: bool) -> f64 {
         let surplus = if source { self.headroom } else { 1.0 };
-        compensating_rate(node_loss, surplus, 1.0, self.max_redundancy)
+        // Under "credits" the loss credits alone compensate (§II-C).
+        let loss = match self.compensation() {
+            Compensation::Credits => 0.0,
+            Compensation::Rate | Compensation::Both => node_loss,
+        };
+        compensating_rate(loss, surplus, 1.0, self.max_redundancy)
+    }
+
+    /// The compensation in force: with the configured loss (Fig. 2's optimal curve, "the
+    /// optimal redundancy rate ... computed based on the given loss probability", §II-B)
+    /// the rate compensates, and under `"credits"` the credits on detected losses stay
+    /// (without them a combination lost to what the configured loss leaves out, such as
+    /// collisions, is never replaced and the flow stalls: measured, docs/assumptions.md).
+    pub fn compensation(&self) -> Compensation {
+        match (self.loss, self.cfg.compensation) {
+            (LossSource::Configured, Compensation::Credits) => Compensation::Both,
+            (_, c) => c,
+        }
+    }
+
+    /// Does a detected loss create credits (§II-C)?
+    pub fn loss_credits(&self) -> bool {
+        self.compensation() != Compensation::Rate
     }
 }
 
@@ -138,7 +190,33 @@ mod tests {
 
     #[test]
     fn the_rate_compensates_the_node_loss_within_its_cap() {
-        let p = CompCfg::default().params(64_000);
+        let credits = CompCfg::default().params(64_000);
+        assert!(credits.loss_credits());
+        assert_eq!(
+            credits.rate_for(0.5, false),
+            1.0,
+            "compensated once, by credits"
+        );
+        assert!(
+            (credits.rate_for(0.5, true) - 1.1).abs() < 1e-12,
+            "the headroom stays"
+        );
+        let configured = CompCfg {
+            loss: LossSource::Configured,
+            ..CompCfg::default()
+        }
+        .params(64_000);
+        assert!(
+            configured.loss_credits(),
+            "Fig. 2's optimal rate, credits kept"
+        );
+        assert_eq!(configured.rate_for(0.5, false), 2.0);
+        let p = CompCfg {
+            compensation: Compensation::Rate,
+            ..CompCfg::default()
+        }
+        .params(64_000);
+        assert!(!p.loss_credits(), "compensated once, by the rate");
         assert_eq!(p.rate_for(0.0, false), 1.0);
         assert!((p.rate_for(0.2, false) - 1.25).abs() < 1e-12);
         assert!((p.rate_for(0.2, true) - 1.375).abs() < 1e-12, "1.1 / 0.8");

@@ -8,6 +8,7 @@ use crate::coding::loss_estimate::{LossEstimate, ReceiveCounts};
 use crate::coding::rlnc::Gf65536;
 use crate::coding::tcpnc::sink::Sink;
 use crate::coding::tcpnc::source::Source;
+use crate::coding::tcpnc::TcpNcAck;
 use crate::net::NodeId;
 
 /// What a node is for a flow.
@@ -39,6 +40,9 @@ pub(super) struct FlowState {
     /// Downstream neighbours (the next nodes on the flow's reinforced paths) and the
     /// queues they advertised.
     pub(super) cands: Neighbours,
+    /// At a relay: the acknowledgement that last flushed its buffer (`flush_on_ack`),
+    /// repeated to a source still sending what it covers.
+    pub(super) covering: Option<TcpNcAck>,
 }
 
 impl FlowState {

@@ -8,8 +8,11 @@ pub use crate::coding::loss_estimate::Report;
 use crate::coding::WireHeader;
 use smallvec::SmallVec;
 
-/// Bytes of the fixed part: flow (2), id (4), queue (1), report count (1).
-pub const FIXED_BYTES: u32 = 8;
+/// Bytes of the fixed part: flow (2), id (4), queue (2), report count (1). The queue
+/// takes two bytes: an output buffer may hold more than 255 combinations (a source's
+/// credits follow TCP's window times the rate), and one byte saturating at 255 would
+/// make a longer queue look no longer than 255 to back-pressure.
+pub const FIXED_BYTES: u32 = 9;
 /// Bytes of a node's id in the header.
 pub const NODE_BYTES: u32 = 2;
 /// Bytes of one report: the upstream node, s (4), t (4).
@@ -69,7 +72,7 @@ mod tests {
             queue: 3,
             reports: SmallVec::new(),
         };
-        assert_eq!(h.bytes(), 8);
+        assert_eq!(h.bytes(), 9);
         for to in [4, 5] {
             h.reports.push(Report {
                 to,
@@ -79,7 +82,7 @@ mod tests {
                 },
             });
         }
-        assert_eq!(h.bytes(), 28);
+        assert_eq!(h.bytes(), 29);
         let mut out = Vec::new();
         h.write_pcap(&mut out);
         assert_eq!(out.len(), h.pcap_len());

@@ -19,8 +19,8 @@ impl Comp {
             reports: SmallVec::new(),
         };
         if let Some(f) = self.find(flow).map(|i| &self.flows[i]) {
-            // One byte on the air: a longer buffer reads as 255.
-            h.queue = f.owed().min(u8::MAX as usize) as u32;
+            // Two bytes on the air (`header::FIXED_BYTES`).
+            h.queue = f.owed().min(u16::MAX as usize) as u32;
             h.reports = f.counts.reports().collect();
         }
         h
@@ -41,9 +41,10 @@ impl Comp {
         };
         self.update_rate(cx, fi);
         let lost = sample.sent - sample.received;
-        // Credits for missed packets in either loss mode (the configured mode replaces
-        // only the rate's estimate), while there is something to combine.
-        if self.p.loss_credits && lost > 0 && self.flows[fi].holds_any() {
+        // Credits for missed packets (`compensation` "credits" or "both") in either loss
+        // mode (the configured mode replaces only the rate's estimate), while there is
+        // something to combine.
+        if self.p.loss_credits() && lost > 0 && self.flows[fi].holds_any() {
             // §II-C: a credit per packet the neighbour missed.
             self.counters.loss_credits += lost;
             self.flows[fi].num += lost as f64;

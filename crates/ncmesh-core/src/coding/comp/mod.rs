@@ -13,12 +13,14 @@
 //!   another keeps it too if innovative (the multipath reception of Fig. 1), without
 //!   the credit.
 //! - Rate and hybrid credits (§II-B, §II-C): each node estimates the loss to each
-//!   downstream neighbour with Alg. 1 (`loss_estimate`), from the (s, t) they piggyback;
-//!   its node loss is the product over them (a packet is lost only if all miss it) and
-//!   every credit makes 1 / (1 − node loss) combinations (fractions accumulate); and a
-//!   report that shows packets missed creates one credit per packet missed (the
-//!   credits the paper lets relays create on a detected loss), so a lost credit is
-//!   replaced.
+//!   downstream neighbour with Alg. 1 (`loss_estimate`), from the (s, t) they piggyback
+//!   (a neighbour not yet sampled starts from the routing's estimate of the link); its
+//!   node loss is the product over them (a packet is lost only if all miss it). The
+//!   loss is compensated once (`compensation`): a report that shows packets missed
+//!   creates one credit per packet missed (the credits the paper lets relays create on
+//!   a detected loss), or every credit makes 1 / (1 − node loss) combinations
+//!   (fractions accumulate). A relay whose buffer a passing acknowledgement shows seen
+//!   flushes it.
 //! - Scheduling (§II-D, Alg. 2): at a transmission opportunity, of the flows whose
 //!   output buffer may go, the one with the most packets; to the downstream neighbour
 //!   with the smallest advertised queue, provided the own queue is longer (the
@@ -40,12 +42,12 @@ mod hop;
 mod relay;
 mod schedule;
 
-pub use config::{CompCfg, CompParams, LossSource};
+pub use config::{CompCfg, CompParams, Compensation, LossSource};
 pub use header::{CompHeader, Report};
 
 use super::backpressure::Neighbours;
 use super::droptail::DropTail;
-use super::loss_estimate::{LossEstimate, ReceiveCounts};
+use super::loss_estimate::{LossEstimate, LossPrior, ReceiveCounts};
 use super::rlnc::FieldCoeffs;
 use super::rlnc::{Added, Gf65536};
 use super::tcpnc::header::{TcpNcAck, TcpNcHeader, WINDOW_LEN_BYTES, WINDOW_START_BYTES};
@@ -78,6 +80,10 @@ crate::family_counters! {
         relay_coded: "combinations",
         /// Credits created on a loss Alg. 1 detected.
         loss_credits: "credits",
+        /// Relay buffers flushed by a passing acknowledgement that covered them.
+        flushes: "flushes",
+        /// Covering acknowledgements a flushed relay repeated to a source behind.
+        acks_repeated: "acknowledgements",
         /// Credits a source took from an acknowledgement that blocked TCP.
         repairs: "credits",
         /// Combinations received addressed to this node.
@@ -166,26 +172,37 @@ impl Comp {
             est: LossEstimate::new(self.p.loss_alpha),
             counts: ReceiveCounts::default(),
             cands: Neighbours::default(),
+            covering: None,
         });
         self.flows.len() - 1
     }
 
     /// The flow's downstream neighbours as routing gives them, keeping what each still
     /// advertises.
-    fn refresh_cands(cx: &SchemeCx, f: &mut FlowState) {
+    fn refresh_cands(&mut self, cx: &SchemeCx, fi: usize) {
+        let f = &mut self.flows[fi];
         let hops = cx.next_hops(f.dst, f.flow);
         if !f.cands.is(hops.iter().map(|h| h.node)) {
             f.cands.refresh(hops.iter().map(|h| (h.node, 0.0)));
+            if self.p.prior == LossPrior::Routing {
+                // A new downstream neighbour's loss starts from the routing's estimate
+                // of the link, which Alg. 1's reports then move (§II-B is silent).
+                for h in &hops {
+                    let d = cx.routes.link_delivery(cx.node, h.node).unwrap_or(1.0);
+                    f.est.start_from(h.node, 1.0 - d);
+                }
+            }
         }
     }
 
     /// The node loss of flow `f` (§II-B): the product of its downstream neighbours'
-    /// losses, estimated (Alg. 1; neighbours without a sample yet left out) or
-    /// configured.
+    /// losses, estimated (Alg. 1, from `prior`; neighbours with neither a sample nor a
+    /// start left out) or configured.
     fn node_loss(&self, cx: &SchemeCx, f: &FlowState) -> f64 {
         match self.p.loss {
             _ if f.cands.is_empty() => 0.0,
-            // Neighbours without a sample yet are left out (none: no loss known).
+            // Neighbours with neither a sample nor a start are left out (none: no loss
+            // known).
             LossSource::Estimated => f
                 .est
                 .node_loss(f.cands.iter().map(|c| c.node))
@@ -214,7 +231,7 @@ impl Comp {
         let fi = self.state(flow, node, dst, || {
             Role::Source(Source::new(node, dst, 1.0, None))
         });
-        Self::refresh_cands(cx, &mut self.flows[fi]);
+        self.refresh_cands(cx, fi);
         self.update_rate(cx, fi);
         let f = &mut self.flows[fi];
         let Role::Source(src) = &mut f.role else {
@@ -272,7 +289,7 @@ impl Comp {
             }
         });
         if dst != node {
-            Self::refresh_cands(cx, &mut self.flows[fi]);
+            self.refresh_cands(cx, fi);
         }
         if let Some(id) = credit {
             // Alg. 4 line 3, Alg. 5 line 2: counted innovative or not.
@@ -328,12 +345,53 @@ impl Comp {
             return;
         }
         let innovative = matches!(added, Added::Innovative { .. });
+        if credit.is_some() && added == Added::Stale {
+            self.repeat_covering(cx, fi, first + sym.natives.len() as u64);
+        }
         if credit.is_some() && (innovative || (self.p.keep_credit && added != Added::Stale)) {
             // Alg. 4 lines 6-8: the credit makes combinations at the node's rate.
             self.update_rate(cx, fi);
             let f = &mut self.flows[fi];
             f.num += f.rate;
         }
+    }
+
+    /// The destination's acknowledgement `ack` passes this node on its way to the
+    /// source: a relay whose whole buffer it shows seen flushes it and drops its credits
+    /// (`flush_on_ack`; Alg. 4 slides the buffer only with newer windows). The source
+    /// drops seen packets from its window on the same acknowledgement (Alg. 3): the
+    /// destination decodes them with the later packets and needs nothing more of them.
+    fn ack_passes(&mut self, ack: &TcpNcAck) {
+        if !self.p.flush_on_ack {
+            return;
+        }
+        let Some(fi) = self.find(ack.flow) else {
+            return;
+        };
+        let f = &mut self.flows[fi];
+        if let Role::Relay(relay) = &mut f.role {
+            if relay.flush(ack.first_unseen) {
+                f.num = 0.0;
+                f.covering = Some(ack.clone());
+                self.counters.flushes += 1;
+            }
+        }
+    }
+
+    /// A credited combination reached a flushed relay from a source that has not yet
+    /// heard the acknowledgement that covers it (that one was lost on its way): the
+    /// relay repeats it, as the destination repeats its acknowledgement to a source
+    /// that is behind (Alg. 5 and the rule above); else the source would wait for a
+    /// timeout, its combinations dying as stale here.
+    fn repeat_covering(&mut self, cx: &mut SchemeCx, fi: usize, window_end: u64) {
+        let f = &self.flows[fi];
+        let Some(ack) = f.covering.as_ref().filter(|a| window_end <= a.first_unseen) else {
+            return;
+        };
+        // From the destination: the source takes it as the destination's own.
+        let msg = ControlMsg::packet(Layer::Hop, ack.clone(), f.flow, f.dst, f.src);
+        self.counters.acks_repeated += 1;
+        cx.originate(msg);
     }
 
     /// A frame with `header` carrying `pkt` to `nh`.
@@ -362,6 +420,11 @@ impl CodingScheme for Comp {
                         cx.consume(1);
                         return;
                     }
+                }
+            }
+            L4::Control(msg) if !own => {
+                if let Some(ack) = msg.fields_as::<TcpNcAck>() {
+                    self.ack_passes(ack);
                 }
             }
             _ => {}

@@ -73,6 +73,23 @@ impl Relay {
         added
     }
 
+    /// One past the last packet its buffer spans.
+    pub(crate) fn end(&self) -> u64 {
+        self.natives.end().max(self.dec.base())
+    }
+
+    /// Empties the buffer if the destination has seen every packet it spans (an
+    /// acknowledgement naming `first_unseen` passed on its way to the source): the
+    /// source has dropped them too, and the destination needs no more of them. Returns
+    /// whether it did.
+    pub(crate) fn flush(&mut self, first_unseen: u64) -> bool {
+        if self.rank() == 0 || self.end() > first_unseen {
+            return false;
+        }
+        self.slide_to(first_unseen);
+        true
+    }
+
     /// Forgets the packets before `base` (the source's window has moved past them:
     /// a newer combination, or the destination's acknowledgement on its way back).
     pub(crate) fn slide_to(&mut self, base: u64) {

@@ -81,6 +81,7 @@ fn state(flow: u32, owed: f64, cands: &[(NodeId, Option<(u32, Time)>)]) -> FlowS
         est: LossEstimate::new(1.0),
         counts: ReceiveCounts::default(),
         cands: neighbours(cands),
+        covering: None,
     }
 }
 
@@ -126,6 +127,15 @@ fn alg2_picks_the_longest_buffer_and_the_smallest_advertised_queue() {
 }
 
 #[test]
+fn a_queue_beyond_one_byte_is_advertised_as_it_is() {
+    let mut s = layer(CompCfg::default());
+    s.flows.push(state(0, 300.0, &[(1, None)]));
+    assert_eq!(s.header(0, Some(0)).queue, 300);
+    s.flows[0].num = 1e9;
+    assert_eq!(s.header(0, Some(0)).queue, u32::from(u16::MAX), "two bytes");
+}
+
+#[test]
 fn equal_queues_take_turns() {
     let mut b = bench();
     let mut s = layer(CompCfg::default());
@@ -160,7 +170,12 @@ fn equal_queues_take_turns() {
 #[test]
 fn alg1_reports_set_the_rate_and_create_credits_for_the_packets_missed() {
     let mut b = bench();
-    let mut s = layer(CompCfg::default());
+    // Unsampled neighbours left out, so that the node loss is relay 1's alone.
+    let mut s = layer(CompCfg {
+        prior: LossPrior::None,
+        compensation: Compensation::Both,
+        ..CompCfg::default()
+    });
     for i in 0..4 {
         put(&mut b, &mut s, SRC, data(i));
     }
@@ -276,6 +291,73 @@ fn a_relay_keeps_what_is_innovative_and_spends_its_credits_on_fresh_combinations
     assert!(deaf.flows.is_empty(), "overhear = false ignores it");
 }
 
+/// The destination's acknowledgement of everything before `first_unseen`, as a packet
+/// on its way to the source.
+fn ack_packet(first_unseen: u64) -> Packet {
+    let ack = TcpNcAck {
+        flow: 0,
+        first_unseen,
+        wnd: 64_000,
+        report: None,
+    };
+    ControlMsg::packet(Layer::Hop, ack, 0, DST, SRC)
+}
+
+#[test]
+fn a_relay_flushes_on_an_acknowledgement_that_covers_its_buffer() {
+    let mut b = bench();
+    let frames = source_frames(&mut b, 2);
+    let fill = |b: &mut Bench, relay: &mut Comp| {
+        for f in &frames {
+            let mut f = f.clone();
+            f.mac_rx = 1;
+            hear(b, relay, 1, SRC, &f);
+        }
+    };
+    let mut relay = layer(CompCfg::default());
+    fill(&mut b, &mut relay);
+    let rank = |relay: &Comp| match &relay.flows[0].role {
+        Role::Relay(r) => r.rank(),
+        _ => panic!("a relay"),
+    };
+    assert_eq!(rank(&relay), 2);
+    assert!(relay.flows[0].owed() > 0);
+    // Packet 1 not yet seen: the buffer still counts downstream.
+    put(&mut b, &mut relay, 1, ack_packet(1));
+    assert_eq!(rank(&relay), 2);
+    // Both seen: its combinations could only be non-innovative at the destination.
+    put(&mut b, &mut relay, 1, ack_packet(2));
+    assert_eq!((rank(&relay), relay.flows[0].owed()), (0, 0));
+    assert_eq!(relay.counters.flushes, 1);
+    // The acknowledgements go on to the source all the same.
+    assert_eq!(relay.plain.len(), 2);
+    // A source that missed that acknowledgement sends the covered window again: the
+    // relay repeats the acknowledgement to it, from the destination.
+    let mut late = frames[0].clone();
+    late.mac_rx = 1;
+    let out = hear(&mut b, &mut relay, 1, SRC, &late);
+    assert_eq!(
+        relay.flows[0].owed(),
+        0,
+        "no credit for a stale combination"
+    );
+    assert_eq!(out.originate.len(), 1);
+    let p = &out.originate[0];
+    assert_eq!((p.src, p.dst), (DST, SRC));
+    let L4::Control(m) = &p.l4 else {
+        panic!("an acknowledgement")
+    };
+    assert_eq!(m.fields_as::<TcpNcAck>().unwrap().first_unseen, 2);
+    // flush_on_ack = false: the buffer slides only with newer windows.
+    let mut kept = layer(CompCfg {
+        flush_on_ack: false,
+        ..CompCfg::default()
+    });
+    fill(&mut b, &mut kept);
+    put(&mut b, &mut kept, 1, ack_packet(2));
+    assert_eq!(rank(&kept), 2);
+}
+
 #[test]
 fn a_newer_window_makes_a_relay_forget_the_older_packets() {
     let mut b = bench();
@@ -373,6 +455,45 @@ fn the_destination_acknowledges_innovative_combinations_and_suppresses_tcps_acks
         panic!("a destination")
     };
     assert_eq!(sink.wnd, 10_000);
+}
+
+#[test]
+fn unsampled_neighbours_start_from_the_routings_link_estimates() {
+    // A roofnet-like pair whose source has lossy links to its next hops.
+    let opts = BuildOptions::new().with("pair", 3u64);
+    let mut b = Bench::new("roofnet-like", &opts);
+    let flow = &crate::scenario::build("roofnet-like", &opts).unwrap().flows[0];
+    let (src, dst) = (flow.src, flow.dst);
+    let hops = b.routes.next_hops(src, dst, 0);
+    let mut s = layer(CompCfg::default());
+    let p = Packet {
+        src,
+        dst,
+        ..segment(0)
+    };
+    b.call(src, 0, |cx| s.enqueue(cx, p, &hops));
+    // Before any report: the node loss is the product of 1 − the routing's delivery
+    // estimate over the downstream neighbours.
+    let expect: f64 = hops
+        .iter()
+        .map(|h| 1.0 - b.routes.link_delivery(src, h.node).unwrap())
+        .product();
+    assert!(expect > 0.0, "a lossy pair");
+    let f = &s.flows[0];
+    assert!((f.loss - expect).abs() < 1e-12, "{} vs {expect}", f.loss);
+    assert_eq!(f.est.samples(), 0);
+    // Without the prior they count as lossless.
+    let mut s = layer(CompCfg {
+        prior: LossPrior::None,
+        ..CompCfg::default()
+    });
+    let p = Packet {
+        src,
+        dst,
+        ..segment(0)
+    };
+    b.call(src, 0, |cx| s.enqueue(cx, p, &hops));
+    assert_eq!(s.flows[0].loss, 0.0);
 }
 
 #[test]

@@ -12,11 +12,13 @@
 //!   lags by the combinations still in flight when the reports stop (a count is sampled
 //!   only when a packet goes the other way): it estimated 17-34% (real: about 4%), which
 //!   raised the redundancy for nothing. Here a count is reported once it is closed.
-//! - Closed at the next generation's first combination, a count misses the combinations
-//!   that arrive after it: the DATA/ACK XOR below puts coded pairs at the head of the
-//!   queue, so generations overtake each other (15% read on two paths). A count is closed
-//!   `lag` generations later (`scheme.pipeline.report_lag`, 3): on the two paths about 5%
-//!   of the combinations come two generations late, 0.2% three or more.
+//! - A count is closed `lag` generations later (`scheme.pipeline.report_lag`, 1: at the
+//!   next generation's first combination). That is exact where nothing overtakes: a FIFO,
+//!   or ComboCoding's network-layer XOR buffer (on two paths without loss the relays read
+//!   0.1% and 0%). Under PiggyCode's interface-queue machinery coded pairs go towards the
+//!   head of the queue, generations overtake each other and lag 1 read 8.5% and 54% there;
+//!   about 5% of the combinations come two generations late and 0.2% three or more, so
+//!   that reading wants a lag of 3.
 //! - M counted when a combination is queued reads the node's own queue drops as link
 //!   loss; the redundancy rises and the queue overflows more (the relays of two paths
 //!   dropped 5,774 and 1,049 packets, and one read 77%). M counts what the node puts on

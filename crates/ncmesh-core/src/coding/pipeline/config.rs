@@ -58,9 +58,10 @@ pub struct PipelineCfg {
     pub ewma_alpha: f64,
     /// A node reports its count of a generation (Eq. 3's N) once a generation this many
     /// newer has arrived from the same upstream neighbour, and counts the generation's
-    /// combinations that arrive until then: the DATA/ACK XOR below puts coded pairs at
-    /// the head of the queue and so reorders generations. 1: the next generation's first
-    /// combination closes a count; 1-4.
+    /// combinations that arrive until then. 1 (the default): the next generation's first
+    /// combination closes a count, which is exact when nothing overtakes (a FIFO, or
+    /// ComboCoding's network-layer XOR buffer); 3 keeps the stragglers that PiggyCode's
+    /// interface-queue machinery (coded pairs towards the head) lets fall behind; 1-4.
     pub report_lag: u32,
     /// When Eq. 3 is evaluated: `"closed"` (once per generation, on counts closed
     /// `report_lag` generations later) or `"per-report"` (on every report, on the current
@@ -81,7 +82,7 @@ impl Default for PipelineCfg {
             adaptive: false,
             base_redundancy: 1.4,
             ewma_alpha: 1.0 / 6.0,
-            report_lag: 3,
+            report_lag: 1,
             estimate: Estimate::Closed,
         }
     }

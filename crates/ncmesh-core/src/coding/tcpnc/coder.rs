@@ -7,7 +7,7 @@ use super::sink::Sink;
 use super::source::Source;
 use super::TcpNcCounters;
 use crate::coding::keyed::value_or_insert_with;
-use crate::coding::loss_estimate::LossEstimate;
+use crate::coding::loss_estimate::{LossEstimate, LossPrior};
 use crate::coding::rlnc::Added;
 use crate::coding::rlnc::FieldCoeffs;
 use crate::coding::{CodedSymbol, ControlMsg, FlowCoder, FlowCx, Layer, Span};
@@ -57,20 +57,32 @@ impl<F: FieldCoeffs> TcpNcCoder<F> {
         let (flow, dst) = (p.flow, p.dst);
         let params = &self.params;
         if find(&mut self.sources, flow).is_none() {
-            let est = params
+            let mut est = params
                 .adaptive
                 .then(|| LossEstimate::new(params.loss_alpha));
-            let src = Source::new(cx.node, dst, params.redundancy, est);
+            let mut r = params.redundancy;
+            let prior = (params.prior == LossPrior::Routing)
+                .then(|| cx.routes.path_delivery(cx.node, dst, flow))
+                .flatten();
+            if let (Some(e), Some(d)) = (est.as_mut(), prior) {
+                // Before the first report: the routed path's loss as the routing
+                // estimates its links (Gheorghiu et al. §III give R no start).
+                e.start_from(dst, 1.0 - d);
+                r = params.redundancy_for(1.0 - d);
+            }
+            let src = Source::new(cx.node, dst, r, est);
             self.sources.push((flow, src));
         }
         let src = find(&mut self.sources, flow).expect("added above");
+        let room = params.room(cx.room);
         let FlowCx { rng, out, .. } = cx;
-        let pushed = src.push(p, rng, &mut |c| out.send.push(c));
+        let pushed = src.push(p, room, rng, &mut |c| out.send.push(c));
         // The native is taken for good (FlowCx::consume): the combinations carry it.
         out.consumed += 1;
         self.counters.tcp_packets += 1;
         self.counters.tcp_retransmissions += u64::from(pushed.retransmission);
         self.counters.source_coded += pushed.sent;
+        self.counters.held_back += u64::from(src.owed() > 0);
     }
 
     /// A combination for this node: decode, hand up, acknowledge the arrival.
@@ -160,12 +172,16 @@ impl<F: FieldCoeffs> FlowCoder for TcpNcCoder<F> {
         let moved = src.ack(ack.first_unseen);
         // Only on an acknowledgement that moves the window: the repeats that the
         // repair combinations themselves cause must not trigger more repairs.
-        if params.blocked_repair && moved.is_some() {
-            let FlowCx { rng, out, .. } = &mut *cx;
-            let n = src.repair_if_blocked(ack.wnd, rng, &mut |c| out.send.push(c));
+        let repair = params.blocked_repair && moved.is_some() && src.repair_if_blocked(ack.wnd);
+        // Combinations owed for want of room in the queue go now, as far as it has room
+        // (the queue drains between acknowledgements), with a repair's.
+        let room = params.room(cx.room);
+        let FlowCx { rng, out, .. } = &mut *cx;
+        let n = src.emit(room, rng, &mut |c| out.send.push(c));
+        if repair {
             self.counters.repairs += n;
-            self.counters.source_coded += n;
         }
+        self.counters.source_coded += n;
         match moved {
             Some(seq) => {
                 self.counters.acks_up += 1;
@@ -188,6 +204,21 @@ impl<F: FieldCoeffs> FlowCoder for TcpNcCoder<F> {
                     est.sent(src.dst, h.id);
                 }
             }
+        }
+    }
+
+    fn wants_room(&self) -> bool {
+        self.sources.iter().any(|(_, s)| s.owed() > 0)
+    }
+
+    /// Combinations owed for want of room go as the queue drains (`full_queue = "owe"`).
+    fn handle_room(&mut self, cx: &mut FlowCx) {
+        let mut room = self.params.room(cx.room);
+        let FlowCx { rng, out, .. } = &mut *cx;
+        for (_, src) in &mut self.sources {
+            let n = src.emit(room, rng, &mut |c| out.send.push(c));
+            room -= n as usize;
+            self.counters.source_coded += n;
         }
     }
 
@@ -237,10 +268,55 @@ mod tests {
             node,
             routes: &routes,
             rng,
+            room: usize::MAX,
             out: &mut out,
         };
         f(coder, &mut cx);
         out
+    }
+
+    #[test]
+    fn the_initial_r_follows_the_routings_estimate_of_the_path() {
+        // A roofnet-like pair over lossy links: before any report, R compensates the
+        // routed path's loss as the routing estimates its links.
+        let opts = crate::scenario::BuildOptions::new().with("pair", 3u64);
+        let b = crate::coding::bench::Bench::new("roofnet-like", &opts);
+        let flow = &crate::scenario::build("roofnet-like", &opts).unwrap().flows[0];
+        let (src, dst) = (flow.src, flow.dst);
+        let d = b.routes.path_delivery(src, dst, 0).unwrap();
+        assert!(d < 1.0, "a lossy path");
+        let mut rng = Rng::stream(3, 0, StreamPurpose::FlowCoding);
+        for (prior, expect) in [
+            (LossPrior::Routing, (1.1 / d).min(5.0)),
+            (LossPrior::None, 1.25),
+        ] {
+            let params = TcpNcCfg {
+                prior,
+                ..TcpNcCfg::default()
+            }
+            .params(64_000);
+            let mut coder = TcpNcCoder::<Gf256>::new(params);
+            let mut out = FlowOut::default();
+            let mut cx = FlowCx {
+                now: 0,
+                node: src,
+                routes: &b.routes,
+                rng: &mut rng,
+                room: usize::MAX,
+                out: &mut out,
+            };
+            let p = Packet {
+                src,
+                dst,
+                ..segment(0)
+            };
+            coder.handle_send(&mut cx, p);
+            let r = coder.sources[0].1.redundancy;
+            assert!(
+                (r - expect).abs() < 1e-12,
+                "{prior:?}: R {r}, expected {expect}"
+            );
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! Values the papers leave out are in docs/assumptions.md ("TCP/NC").
 
 use crate::check::*;
-use crate::coding::loss_estimate::compensating_rate;
+use crate::coding::loss_estimate::{compensating_rate, LossPrior};
 use serde::{Deserialize, Serialize};
 
 /// The finite field of the coefficients.
@@ -15,6 +15,20 @@ pub enum NcField {
     Gf256,
     /// GF(2^16), two bytes per coefficient (CoMP, Gheorghiu et al. §II).
     Gf65536,
+}
+
+/// What the source does with combinations its node's interface queue has no room for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum FullQueue {
+    /// Owes them (NUM keeps them) and sends them as the queue drains: CoMP's output
+    /// buffer, whose combinations are never dropped by the source's own queue (Gheorghiu
+    /// et al. §II-E; the paper ran TCP-ARQ in CoMP's framework, §III).
+    Owe,
+    /// Offers them to the queue, which drops what does not fit (a TCP/NC agent that
+    /// sends into the interface queue, as the ns-2 agent).
+    Drop,
 }
 
 /// TCP/NC's parameters.
@@ -29,8 +43,12 @@ pub struct TcpNcCfg {
     /// destination reports on its acknowledgements (Gheorghiu et al., CoMP §III, "TCP-ARQ"); false: R
     /// stays `redundancy`.
     pub adaptive: bool,
-    /// R, combinations sent per packet from TCP (fractions accumulate); with `adaptive`,
-    /// R until the first loss report; in [1, 10].
+    /// With `adaptive`, the path's loss before the first report: `"routing"` (1 − the
+    /// product of the routing's delivery estimates of the routed path's links; R follows
+    /// from it) or `"none"` (R is `redundancy` until the first report).
+    pub prior: LossPrior,
+    /// R, combinations sent per packet from TCP (fractions accumulate); with `adaptive`
+    /// and `prior = "none"`, R until the first loss report; in [1, 10].
     pub redundancy: f64,
     /// Adaptive R's floor; in [1, 10], at most `max_redundancy`.
     pub min_redundancy: f64,
@@ -48,6 +66,9 @@ pub struct TcpNcCfg {
     /// false: only TCP's packets, retransmissions included, send combinations, as the
     /// paper.
     pub blocked_repair: bool,
+    /// Combinations the node's interface queue has no room for: `"owe"` (kept owed, sent
+    /// as the queue drains) or `"drop"` (offered anyway, the queue drops them).
+    pub full_queue: FullQueue,
 }
 
 impl Default for TcpNcCfg {
@@ -55,12 +76,14 @@ impl Default for TcpNcCfg {
         TcpNcCfg {
             field: NcField::Gf256,
             adaptive: true,
+            prior: LossPrior::Routing,
             redundancy: 1.25,
             min_redundancy: 1.0,
             max_redundancy: 5.0,
             headroom: 1.1,
             loss_alpha: 1.0 / 32.0,
             blocked_repair: false,
+            full_queue: FullQueue::Owe,
         }
     }
 }
@@ -83,6 +106,14 @@ impl std::ops::Deref for TcpNcParams {
 }
 
 impl TcpNcParams {
+    /// How many combinations may go to a queue with `room` free slots.
+    pub fn room(&self, room: usize) -> usize {
+        match self.full_queue {
+            FullQueue::Owe => room,
+            FullQueue::Drop => usize::MAX,
+        }
+    }
+
     /// R for an estimated loss (the rule of docs/assumptions.md, "TCP/NC").
     pub fn redundancy_for(&self, loss: f64) -> f64 {
         let (min, max) = (self.min_redundancy, self.max_redundancy);

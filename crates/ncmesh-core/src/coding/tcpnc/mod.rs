@@ -28,6 +28,12 @@
 //!   decoding.
 //! - A TCP retransmission is not buffered again (its bytes are there) but adds R to NUM
 //!   like any packet (the paper's rule; the ns-2 agent does the same).
+//! - Combinations are offered to the node's interface queue only as far as it has room;
+//!   the rest stay owed in NUM and go with the next acknowledgement or packet from TCP
+//!   (`full_queue = "owe"`, CoMP's output buffer at the source, §II-E). Offered to a full
+//!   queue they would be dropped where neither Alg. 1 (which counts what goes on the
+//!   air) nor TCP (which sees no loss below the layer) notices, and TCP would wait on
+//!   its window for a timeout.
 //! - R is fixed (`adaptive = false`) or, by default, set at the source from Alg. 1: the
 //!   destination counts the combinations it receives (s, t) and piggybacks them on its
 //!   ACKs; the source estimates the end-to-end loss L and sets R = headroom / (1 − L)
@@ -40,7 +46,7 @@ pub(crate) mod sink;
 pub(crate) mod source;
 
 pub use coder::TcpNcCoder;
-pub use config::{NcField, TcpNcCfg, TcpNcParams};
+pub use config::{FullQueue, NcField, TcpNcCfg, TcpNcParams};
 pub use header::{TcpNcAck, TcpNcHeader};
 
 crate::family_counters! {
@@ -55,6 +61,9 @@ crate::family_counters! {
         /// Of those, combinations sent because the destination's window blocked TCP
         /// (`blocked_repair`).
         repairs: "combinations",
+        /// Times a source was left owing combinations for want of room in its queue
+        /// (`full_queue = "owe"`: they go as the queue drains).
+        held_back: "times",
         /// Combinations a relay forwarded.
         forwarded: "combinations",
         /// Innovative combinations received at a destination.

@@ -155,7 +155,7 @@ mod tests {
         let mut sent = Vec::new();
         for i in 0..12 {
             let mut out = Vec::new();
-            src.push(segment(i), &mut rng, &mut |c| out.push(c));
+            src.push(segment(i), usize::MAX, &mut rng, &mut |c| out.push(c));
             sent.extend(out);
         }
         // Redundancy 1 over a growing window without acknowledgements: combination i
@@ -184,7 +184,7 @@ mod tests {
         assert!(up.len() < 3, "{} up", up.len());
         let mut out = Vec::new();
         src.redundancy = 3.0;
-        src.push(segment(11), &mut rng, &mut |c| out.push(c)); // a retransmission
+        src.push(segment(11), usize::MAX, &mut rng, &mut |c| out.push(c)); // a retransmission
         for c in &out {
             let (sym, first, coeffs) = parts::<F>(c);
             sink.receive(sym, first, coeffs, &mut |p| up.push(p));
@@ -217,7 +217,7 @@ mod tests {
         let mut up = Vec::new();
         for i in 0..200 {
             let mut out = Vec::new();
-            src.push(segment(i), &mut rng, &mut |c| out.push(c));
+            src.push(segment(i), usize::MAX, &mut rng, &mut |c| out.push(c));
             for c in &out {
                 let (sym, first, coeffs) = parts::<Gf256>(c);
                 sink.receive(sym, first, coeffs, &mut |p| up.push(p));

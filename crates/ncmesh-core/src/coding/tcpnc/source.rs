@@ -108,52 +108,62 @@ impl<F: FieldCoeffs> Source<F> {
     }
 
     /// A data segment `p` from TCP: buffered if new; NUM += R and ⌊NUM⌋ combinations of
-    /// the window go to `send`.
+    /// the window go to `send`, at most `room` of them (the rest stay owed: `emit`).
     pub(crate) fn push(
         &mut self,
         p: Packet,
+        room: usize,
         rng: &mut Rng,
         send: &mut impl FnMut(Packet),
     ) -> Pushed {
         let retransmission = self.buffer(p);
         self.num += self.redundancy;
-        let mut sent = 0;
-        while self.num >= 1.0 && !self.window.is_empty() {
-            self.num -= 1.0;
-            send(self.combination(rng).expect("a packet buffered"));
-            sent += 1;
-        }
-        if self.window.is_empty() {
-            // Nothing to combine (every packet acknowledged): no debt carried over.
-            self.num = self.num.fract();
-        }
+        let sent = self.emit(room, rng, send);
         Pushed {
             sent,
             retransmission,
         }
     }
 
-    /// The destination's advertised window `wnd` leaves TCP no room for another
-    /// segment beyond the window's bytes: TCP will send nothing until the destination
-    /// decodes, so the layer sends NUM += R combinations itself (called once per
-    /// acknowledgement that moves the window). Returns the combinations sent.
-    pub(crate) fn repair_if_blocked(
+    /// Sends the whole combinations owed (⌊NUM⌋), at most `room`; returns how many went.
+    /// Nothing to combine (every packet acknowledged): no debt is carried over.
+    pub(crate) fn emit(
         &mut self,
-        wnd: u32,
+        room: usize,
         rng: &mut Rng,
         send: &mut impl FnMut(Packet),
     ) -> u64 {
-        if !self.blocked(wnd) {
-            return 0;
-        }
-        self.num += self.redundancy;
         let mut sent = 0;
-        while self.num >= 1.0 {
+        while self.num >= 1.0 && sent < room as u64 && !self.window.is_empty() {
             self.num -= 1.0;
             send(self.combination(rng).expect("a packet buffered"));
             sent += 1;
         }
+        if self.window.is_empty() {
+            self.num = self.num.fract();
+        }
         sent
+    }
+
+    /// Whole combinations owed and not yet sent (waiting for room in the queue).
+    pub(crate) fn owed(&self) -> u64 {
+        if self.window.is_empty() {
+            0
+        } else {
+            self.num.max(0.0) as u64
+        }
+    }
+
+    /// The destination's advertised window `wnd` leaves TCP no room for another
+    /// segment beyond the window's bytes: TCP will send nothing until the destination
+    /// decodes, so the layer owes NUM += R combinations itself (called once per
+    /// acknowledgement that moves the window; `emit` sends them). Returns whether it did.
+    pub(crate) fn repair_if_blocked(&mut self, wnd: u32) -> bool {
+        if !self.blocked(wnd) {
+            return false;
+        }
+        self.num += self.redundancy;
+        true
     }
 
     /// Does the destination's advertised window `wnd` leave TCP no room for another
@@ -267,7 +277,10 @@ pub(crate) mod tests {
         let mut s = Source::<Gf256>::new(0, 3, 1.5, None);
         let mut out = Vec::new();
         let sent: Vec<u64> = (0..4)
-            .map(|i| s.push(segment(i), &mut rng, &mut |c| out.push(c)).sent)
+            .map(|i| {
+                s.push(segment(i), usize::MAX, &mut rng, &mut |c| out.push(c))
+                    .sent
+            })
             .collect();
         assert_eq!(sent, vec![1, 2, 1, 2], "NUM += 1.5, keep the fraction");
         // Every combination spans the whole window from its first packet.
@@ -285,7 +298,7 @@ pub(crate) mod tests {
         assert_eq!(s.ack(1), None, "nor does an old one");
         // A retransmission of packet 2 is not buffered again but sends combinations.
         out.clear();
-        let p = s.push(segment(2), &mut rng, &mut |c| out.push(c));
+        let p = s.push(segment(2), usize::MAX, &mut rng, &mut |c| out.push(c));
         assert!(p.retransmission);
         assert_eq!(s.window_len(), 2);
         assert_eq!(window_of(&out[0]), (2, 2));

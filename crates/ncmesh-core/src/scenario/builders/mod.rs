@@ -124,7 +124,7 @@ const KINDS: [Kind; 13] = [
     },
     Kind {
         name: "diamond",
-        options: &["relays", "spacing", "width", "loss"],
+        options: &["relays", "spacing", "width", "loss", "cs_range"],
         build: shapes::diamond,
         help: "a source reaching the destination only through `relays` relays, CoMP's set-up and `loss` on every link (Gheorghiu et al.'s Fig. 1)",
     },

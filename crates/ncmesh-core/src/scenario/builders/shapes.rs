@@ -214,7 +214,10 @@ pub(super) fn two_path(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> 
 /// `width` apart on the perpendicular bisector, `spacing` from both ends along the axis.
 /// CoMP's MAC and routing (no MAC retransmissions, RTS/CTS off, 802.11b at 1 Mb/s, ETX
 /// over as many reinforced paths as relays) and, with `loss` > 0, that frame loss on
-/// every link, so the optimal redundancy is known (Fig. 2). One flow 0 -> relays + 1.
+/// every link, so the optimal redundancy is known (Fig. 2). `cs_range` (metres, default
+/// the receive range) is the carrier-sense and interference range: at 2 `spacing` or more
+/// the ends sense each other (ns-2.33's CSThresh_ gives 550 m, the paper's "rest
+/// default"), below it they are hidden terminals. One flow 0 -> relays + 1.
 pub(super) fn diamond(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> {
     let relays = o.int("relays", 3, 1, 16)? as usize;
     let sp = o.positive("spacing", 200.0, "metres")?;
@@ -225,6 +228,14 @@ pub(super) fn diamond(o: &Opts, c: &Common) -> Result<Scenario, ScenarioError> {
         format!("diamond-{relays}relays-{}m-loss{}", short(sp), short(loss)),
     );
     let range = range_of(&s);
+    let cs = o.f64_where(
+        "cs_range",
+        range,
+        |v| v >= range && v.is_finite(),
+        &format!("metres, at least the {} m receive range", fnum(range)),
+    )?;
+    s.channel.cs_range_m = cs;
+    s.channel.interference_range_m = cs;
     if 2.0 * sp <= range {
         return Err(ScenarioError::new(
             "spacing",
