@@ -15,6 +15,8 @@ COLUMNS = {
               "mac_frames_received", "mac_frames_overheard", "collisions", "channel_losses",
               "mac_duplicates", "drops_queue_full", "drops_retry_limit", "drops_ttl",
               "drops_no_route", "drops_scheme", "queue_max", "airtime_busy",
+              "drops_discovery", "aodv_rreq_tx", "aodv_rrep_tx", "aodv_rerr_tx", "aodv_hello_tx",
+              "aodv_discoveries", "aodv_discoveries_failed", "aodv_route_breaks",
               # then every coding family's counters, from the core's registry
               *_core.coding_counters()],
     "flow_series": ["t_s", "flow", "goodput_kbps", "cwnd_bytes"],

@@ -7,6 +7,7 @@
 
 mod common;
 
+mod aodv;
 mod coding_seam;
 mod comp;
 mod fuzz_scenario;

@@ -48,7 +48,8 @@ fn every_packet_is_delivered_dropped_or_held() {
                 + n.drops_retry_limit
                 + n.drops_ttl
                 + n.drops_no_route
-                + n.drops_scheme)
+                + n.drops_scheme
+                + n.drops_discovery)
             .sum::<u64>()
     );
     assert!(r.flows[0].goodput_kbps > 0.0);

@@ -218,6 +218,31 @@ pub const INTRA: &[IntraEntry] = &[
     },
 ];
 
+/// Why the coding set-up `k` needs static routing, if it does: its per-hop decisions
+/// read what on-demand routing (AODV) does not hold at the node (another node's next
+/// hop, every node's ETX distance) or what this implementation does not yet answer from
+/// AODV's table (candidate next hops with path costs, hop counts to the flow's ends).
+pub fn needs_static_routes(k: &SchemeCfg) -> Option<&'static str> {
+    let why = match k.name.as_str() {
+        "more" => "scheme.name = \"more\" (MORE's forwarder list: every node's ETX distance to the destination)",
+        "cope" => "scheme.name = \"cope\" (it reads its next hop's next hop, which AODV keeps only at that node)",
+        "ncaqm" => "scheme.name = \"ncaqm\" (it reads its next hop's next hop, which AODV keeps only at that node)",
+        "bfly" => "scheme.name = \"bfly\" (it reads its next hop's next hop, which AODV keeps only at that node)",
+        "comp" => "scheme.name = \"comp\" (candidate next hops with path costs from the static table)",
+        "horizon" => "scheme.name = \"horizon\" (candidate next hops with path costs from the static table)",
+        "waittime" => "scheme.name = \"waittime\" (its wait time from the path's hop count in the static table)",
+        _ => {
+            let pipeline = k.intra == "pipeline" || matches!(k.name.as_str(), "pipeline" | "combocoding");
+            if pipeline && k.pipeline.adaptive {
+                "scheme.pipeline.adaptive = true (loss reports matched to the static table's next hops back to the source)"
+            } else {
+                return None;
+            }
+        }
+    };
+    Some(why)
+}
+
 /// One family: its table's name and its counters (result columns).
 pub struct FamilyEntry {
     /// `[scheme.<name>]`.

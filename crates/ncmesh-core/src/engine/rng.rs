@@ -21,6 +21,8 @@ pub enum StreamPurpose {
     Link = 6,
     /// End-to-end (intra-flow) coder decisions of one node.
     FlowCoding = 7,
+    /// Routing protocol decisions of one node (AODV's RREQ jitter).
+    Routing = 8,
 }
 
 /// A deterministic random stream (xoshiro256++ seeded by SplitMix64), one per owner and

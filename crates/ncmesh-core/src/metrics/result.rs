@@ -115,6 +115,24 @@ pub struct NodeResult {
     pub queue_max: u64,
     /// Busy airtime fraction seen by this node's carrier sense (own transmissions included).
     pub airtime_busy: f64,
+    /// Packets dropped after waiting for a route that on-demand routing (AODV) did not
+    /// find: discovery failed, the wait ran out or the full buffer pushed them out.
+    pub drops_discovery: u64,
+    /// AODV RREQs sent (originated and forwarded); 0 under static routing.
+    pub aodv_rreq_tx: u64,
+    /// AODV RREPs sent (generated and forwarded, HELLOs not included).
+    pub aodv_rrep_tx: u64,
+    /// AODV RERRs sent.
+    pub aodv_rerr_tx: u64,
+    /// AODV HELLOs sent.
+    pub aodv_hello_tx: u64,
+    /// AODV route discoveries this node started.
+    pub aodv_discoveries: u64,
+    /// Of those, the ones that found no route.
+    pub aodv_discoveries_failed: u64,
+    /// Link breaks (the MAC's retry limit on a unicast, or HELLOs missed) that
+    /// invalidated AODV routes.
+    pub aodv_route_breaks: u64,
     /// The coding layers' counters: every counter of every registered coding family
     /// (`coding::registry::counter_names`), 0 where this node's schemes do not count it.
     pub coding: Vec<(&'static str, u64)>,
@@ -132,7 +150,7 @@ impl NodeResult {
 
 impl Serialize for NodeResult {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("NodeResult", 19 + self.coding.len())?;
+        let mut st = s.serialize_struct("NodeResult", 27 + self.coding.len())?;
         st.serialize_field("node", &self.node)?;
         st.serialize_field("x", &self.x)?;
         st.serialize_field("y", &self.y)?;
@@ -152,6 +170,14 @@ impl Serialize for NodeResult {
         st.serialize_field("drops_scheme", &self.drops_scheme)?;
         st.serialize_field("queue_max", &self.queue_max)?;
         st.serialize_field("airtime_busy", &self.airtime_busy)?;
+        st.serialize_field("drops_discovery", &self.drops_discovery)?;
+        st.serialize_field("aodv_rreq_tx", &self.aodv_rreq_tx)?;
+        st.serialize_field("aodv_rrep_tx", &self.aodv_rrep_tx)?;
+        st.serialize_field("aodv_rerr_tx", &self.aodv_rerr_tx)?;
+        st.serialize_field("aodv_hello_tx", &self.aodv_hello_tx)?;
+        st.serialize_field("aodv_discoveries", &self.aodv_discoveries)?;
+        st.serialize_field("aodv_discoveries_failed", &self.aodv_discoveries_failed)?;
+        st.serialize_field("aodv_route_breaks", &self.aodv_route_breaks)?;
         for (name, v) in &self.coding {
             st.serialize_field(name, v)?;
         }

@@ -11,6 +11,9 @@ pub enum DropReason {
     Ttl,
     /// No route to the destination.
     NoRoute,
+    /// Waited for a route that on-demand routing did not find: AODV's route discovery
+    /// failed, the packet's wait ran out, or the full buffer pushed it out.
+    Discovery,
     /// Discarded by a coding scheme (e.g. a packet it could not decode).
     Scheme,
 }

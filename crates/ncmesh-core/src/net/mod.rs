@@ -1,6 +1,7 @@
 //! Network layer: packets, the routing graph, routes (hop count, ETX, explicit,
 //! reinforced paths, costs), forwarding, and spreading a flow over its paths.
 
+pub mod aodv;
 pub mod drop;
 pub mod forward;
 pub mod graph;

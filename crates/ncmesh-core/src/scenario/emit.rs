@@ -155,12 +155,15 @@ pub fn to_toml(sc: &Scenario) -> String {
 
     let c = &sc.routing;
     o.push_str("\n[routing]\n");
+    kv(&mut o, "protocol", name(&c.protocol));
     kv(&mut o, "metric", name(&c.metric));
     kv(&mut o, "paths", c.paths.to_string());
     kv(&mut o, "ttl", c.ttl.to_string());
     kv(&mut o, "min_delivery", f(c.min_delivery));
     kv(&mut o, "spread", name(&c.spread));
     kv(&mut o, "follow_mobility", c.follow_mobility.to_string());
+    o.push_str("\n[routing.aodv]\n");
+    crate::check::emit_fields(&c.aodv, &mut |k, v| kv(&mut o, k, v));
 
     let c = &sc.tcp;
     o.push_str("\n[tcp]\n");

@@ -386,13 +386,108 @@ pub enum Reinforce {
     Paths,
 }
 
-/// Static routing: paths computed once from the channel (and again whenever nodes move,
-/// unless `follow_mobility` is off). A flow's explicit `route` (see `[[flows]]`)
-/// overrides it.
+/// The routing protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum RoutingProtocol {
+    /// Routes computed from the channel (an oracle): no control packets, no discovery
+    /// delay, no route breaks unless `follow_mobility` is off.
+    Static,
+    /// AODV (RFC 3561): routes discovered on demand by RREQ/RREP on the air, broken by
+    /// the MAC's retry limit (and HELLOs if on), repaired by new discoveries
+    /// (`[routing.aodv]`; docs/routing.md).
+    Aodv,
+}
+
+/// AODV's parameters (RFC 3561 §10's names and defaults; `routing.protocol = "aodv"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields, default)]
+pub struct AodvCfg {
+    /// ACTIVE_ROUTE_TIMEOUT, ms: a route unused this long expires; >= 1.
+    pub active_route_timeout_ms: u32,
+    /// ALLOWED_HELLO_LOSS: HELLOs missed before a neighbour is lost; 1-255.
+    pub allowed_hello_loss: u32,
+    /// HELLO_INTERVAL, ms; >= 1.
+    pub hello_interval_ms: u32,
+    /// Send HELLO messages (§6.9); off: link breaks only from the MAC's retry limit.
+    pub hello: bool,
+    /// K of DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL); 1-255.
+    pub delete_period_k: u32,
+    /// LOCAL_ADD_TTL (§6.12); 0-255.
+    pub local_add_ttl: u32,
+    /// Repair a broken link locally (§6.12) for destinations within MAX_REPAIR_TTL
+    /// (0.3 NET_DIAMETER) hops.
+    pub local_repair: bool,
+    /// NET_DIAMETER, hops; 1-255.
+    pub net_diameter: u32,
+    /// NODE_TRAVERSAL_TIME, ms; >= 1.
+    pub node_traversal_time_ms: u32,
+    /// RERR_RATELIMIT, RERRs per second at most; >= 1.
+    pub rerr_ratelimit: u32,
+    /// RREQ_RETRIES at TTL = NET_DIAMETER after the first; 0-16.
+    pub rreq_retries: u32,
+    /// RREQ_RATELIMIT, RREQs originated per second at most; >= 1.
+    pub rreq_ratelimit: u32,
+    /// TIMEOUT_BUFFER (in RING_TRAVERSAL_TIME); 0-255.
+    pub timeout_buffer: u32,
+    /// TTL_START of the expanding ring search; 1-255.
+    pub ttl_start: u32,
+    /// TTL_INCREMENT; 1-255.
+    pub ttl_increment: u32,
+    /// TTL_THRESHOLD, beyond which RREQs use NET_DIAMETER; 1-255.
+    pub ttl_threshold: u32,
+    /// Packets waiting for a route at one node, at most (the oldest goes); >= 1.
+    pub buffer_packets: u32,
+    /// How long a packet waits for a route at most, ms; >= 1.
+    pub buffer_time_ms: u32,
+    /// Forwarded RREQs wait uniform [0, jitter_ms] (RFC 5148); 0-1000.
+    pub jitter_ms: u32,
+    /// Set the D (destination only) flag on RREQs: only the destination replies.
+    pub destination_only: bool,
+    /// Set the G flag on RREQs: an intermediate node that replies also tells the
+    /// destination (§6.6.3).
+    pub gratuitous_rrep: bool,
+}
+
+impl Default for AodvCfg {
+    fn default() -> Self {
+        AodvCfg {
+            active_route_timeout_ms: 3000,
+            allowed_hello_loss: 2,
+            hello_interval_ms: 1000,
+            hello: false,
+            delete_period_k: 5,
+            local_add_ttl: 2,
+            local_repair: false,
+            net_diameter: 35,
+            node_traversal_time_ms: 40,
+            rerr_ratelimit: 10,
+            rreq_retries: 2,
+            rreq_ratelimit: 10,
+            timeout_buffer: 2,
+            ttl_start: 1,
+            ttl_increment: 2,
+            ttl_threshold: 7,
+            buffer_packets: 64,
+            buffer_time_ms: 30_000,
+            jitter_ms: 10,
+            destination_only: false,
+            gratuitous_rrep: false,
+        }
+    }
+}
+
+/// Routing: static (paths computed once from the channel, and again whenever nodes
+/// move unless `follow_mobility` is off; a flow's explicit `route`, see `[[flows]]`,
+/// overrides it) or on demand (AODV).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingCfg {
+    /// The routing protocol.
+    pub protocol: RoutingProtocol,
     /// Shortest-path metric.
     pub metric: RouteMetric,
     /// Reinforced paths per flow, d (directed diffusion): a node on them may forward a
@@ -412,13 +507,17 @@ pub struct RoutingCfg {
     pub spread: Spread,
     /// Routes are recomputed from the new positions at every mobility update (an oracle
     /// routing protocol); false keeps the routes computed at the start, so a path breaks
-    /// when a node on it moves out of range (Chen et al.'s two-path MANET).
+    /// when a node on it moves out of range (Chen et al.'s two-path MANET). No effect
+    /// under `protocol = "aodv"`.
     pub follow_mobility: bool,
+    /// AODV's parameters (`protocol = "aodv"`).
+    pub aodv: AodvCfg,
 }
 
 impl Default for RoutingCfg {
     fn default() -> Self {
         RoutingCfg {
+            protocol: RoutingProtocol::Static,
             metric: RouteMetric::Hops,
             paths: 1,
             reinforce: Reinforce::Hops,
@@ -426,6 +525,7 @@ impl Default for RoutingCfg {
             min_delivery: 0.1,
             spread: Spread::Cheapest,
             follow_mobility: true,
+            aodv: AodvCfg::default(),
         }
     }
 }

@@ -77,7 +77,7 @@ pub fn validate(s: &Scenario) -> R {
     for (i, f) in s.flows.iter().enumerate() {
         flow(&format!("flows[{i}]"), f, s)?;
     }
-    Ok(())
+    aodv_combination(s)
 }
 
 fn simulation(c: &SimulationCfg) -> R {
@@ -368,6 +368,118 @@ fn routing(c: &RoutingCfg) -> R {
         return Err(not_allowed("routing.ttl", c.ttl, "an IP TTL in [1, 255]"));
     }
     probability("routing.min_delivery", c.min_delivery)?;
+    aodv(&c.aodv)
+}
+
+/// `[routing.aodv]`: each parameter in its range (checked whatever the protocol, so a
+/// file's values are sound before it switches to AODV).
+fn aodv(c: &AodvCfg) -> R {
+    let f = |k: &str| format!("routing.aodv.{k}");
+    within(
+        &f("active_route_timeout_ms"),
+        c.active_route_timeout_ms,
+        "a time in ms",
+        "[1, 3600000]",
+    )?;
+    within(
+        &f("allowed_hello_loss"),
+        c.allowed_hello_loss,
+        "a count",
+        "[1, 255]",
+    )?;
+    within(
+        &f("hello_interval_ms"),
+        c.hello_interval_ms,
+        "a time in ms",
+        "[1, 3600000]",
+    )?;
+    within(
+        &f("delete_period_k"),
+        c.delete_period_k,
+        "a factor",
+        "[1, 255]",
+    )?;
+    within(&f("local_add_ttl"), c.local_add_ttl, "a TTL", "[0, 255]")?;
+    within(
+        &f("net_diameter"),
+        c.net_diameter,
+        "a hop count",
+        "[1, 255]",
+    )?;
+    within(
+        &f("node_traversal_time_ms"),
+        c.node_traversal_time_ms,
+        "a time in ms",
+        "[1, 60000]",
+    )?;
+    within(
+        &f("rerr_ratelimit"),
+        c.rerr_ratelimit,
+        "messages per second",
+        "[1, 1000000]",
+    )?;
+    within(&f("rreq_retries"), c.rreq_retries, "a count", "[0, 16]")?;
+    within(
+        &f("rreq_ratelimit"),
+        c.rreq_ratelimit,
+        "messages per second",
+        "[1, 1000000]",
+    )?;
+    within(
+        &f("timeout_buffer"),
+        c.timeout_buffer,
+        "a count",
+        "[0, 255]",
+    )?;
+    within(&f("ttl_start"), c.ttl_start, "a TTL", "[1, 255]")?;
+    within(
+        &f("ttl_increment"),
+        c.ttl_increment,
+        "a TTL step",
+        "[1, 255]",
+    )?;
+    within(&f("ttl_threshold"), c.ttl_threshold, "a TTL", "[1, 255]")?;
+    within(
+        &f("buffer_packets"),
+        c.buffer_packets,
+        "a packet count",
+        "[1, 1000000]",
+    )?;
+    within(
+        &f("buffer_time_ms"),
+        c.buffer_time_ms,
+        "a time in ms",
+        "[1, 3600000]",
+    )?;
+    within(&f("jitter_ms"), c.jitter_ms, "a time in ms", "[0, 1000]")?;
+    Ok(())
+}
+
+/// What AODV cannot give: a route table other schemes or fields rely on.
+fn aodv_combination(s: &Scenario) -> R {
+    if s.routing.protocol != RoutingProtocol::Aodv {
+        return Ok(());
+    }
+    if s.routing.paths > 1 {
+        return Err(not_allowed(
+            "routing.paths",
+            s.routing.paths,
+            "1 under routing.protocol = \"aodv\" (AODV keeps one route per destination; \
+             reinforced paths need protocol = \"static\")",
+        ));
+    }
+    if let Some(why) = crate::coding::registry::needs_static_routes(&s.scheme) {
+        return Err(e(
+            "routing.protocol",
+            format!("\"aodv\" cannot serve {why}: use routing.protocol = \"static\""),
+        ));
+    }
+    if let Some(i) = s.flows.iter().position(|f| f.route.is_some()) {
+        return Err(e(
+            format!("flows[{i}].route"),
+            "an explicit route needs routing.protocol = \"static\" (AODV discovers its own)",
+        ));
+    }
     Ok(())
 }
 

@@ -10,11 +10,12 @@ use crate::engine::{secs, EventQueue, Rng, StreamPurpose, TimerSlot};
 use crate::mac::{MacParams, Station};
 use crate::metrics::NodeResult;
 use crate::mobility::{any_moves, positions_at};
+use crate::net::aodv::{Aodv, AodvParams};
 use crate::net::Routes;
 use crate::phy::loss::LossModel;
 use crate::phy::radio::RxModel;
 use crate::phy::{Channel, Radio};
-use crate::scenario::schema::{Reception, Transport};
+use crate::scenario::schema::{Reception, RoutingProtocol, Transport};
 use crate::scenario::{validate, Scenario, ScenarioError};
 use crate::transport::endpoint::{Endpoint, EndpointCfg, EndpointOutput};
 use crate::transport::tcp::TcpConfig;
@@ -64,7 +65,8 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
     }
 
     let mac = MacParams::new(&s.mac);
-    let nodes: Vec<Node> = (0..n)
+    let aodv = s.routing.protocol == RoutingProtocol::Aodv;
+    let mut nodes: Vec<Node> = (0..n)
         .map(|i| -> Result<Node, ScenarioError> {
             Ok(Node {
                 radio: Radio::new(),
@@ -89,6 +91,11 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
                 ledger: Ledger::default(),
                 turns: Default::default(),
                 pos: positions[i],
+                aodv: aodv
+                    .then(|| Box::new(Aodv::new(i as u32, AodvParams::from_cfg(&s.routing.aodv)))),
+                aodv_timer: TimerSlot::default(),
+                ctl: Default::default(),
+                rng_routing: Rng::stream(seed, i as u64, StreamPurpose::Routing),
             })
         })
         .collect::<Result<_, _>>()?;
@@ -141,6 +148,14 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
     if has_mobility {
         queue.schedule(secs(s.simulation.mobility_update_s), Ev::Mobility);
     }
+    // AODV's first deadlines (HELLOs, if on).
+    for (i, nd) in nodes.iter_mut().enumerate() {
+        if let Some(t) = nd.aodv.as_ref().and_then(|a| a.poll_timeout()) {
+            if let Some(at) = nd.aodv_timer.arm(t, 0) {
+                queue.schedule(at, Ev::Aodv { node: i as u32 });
+            }
+        }
+    }
 
     Ok(Sim {
         now: 0,
@@ -151,6 +166,7 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
         channel,
         loss: LossModel::new(&s.loss),
         routes,
+        aodv,
         mac,
         rx_model: match s.channel.reception {
             Reception::Ber => RxModel::Ber {

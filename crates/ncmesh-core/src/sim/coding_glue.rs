@@ -221,6 +221,9 @@ impl Sim {
 
     /// Does the scheme of `n` have a frame to send now (the MAC contends only then)?
     pub(super) fn coding_wants_frame(&self, n: u32) -> bool {
+        if !self.nodes[n as usize].ctl.is_empty() {
+            return true; // an AODV message waits (served first)
+        }
         match self.nodes[n as usize].due {
             PollAt::Now => true,
             PollAt::At(t) => t <= self.now,
@@ -231,6 +234,9 @@ impl Sim {
     /// The frame the scheme of `n` sends at this transmission opportunity, if one is due
     /// (a post-backoff may end while the scheme holds its packets).
     pub(super) fn coding_next_frame(&mut self, n: u32) -> Option<OutFrame> {
+        if let Some(f) = self.aodv_next_frame(n) {
+            return Some(f);
+        }
         if !self.coding_wants_frame(n) {
             return None;
         }
@@ -252,6 +258,18 @@ impl Sim {
             nd.stats.channel_losses += 1;
             return;
         }
+        if self.aodv {
+            if Self::is_aodv(body) {
+                if addressed != Addressed::Overheard {
+                    let (tx, p) = (frame.tx, body.packets[0].clone());
+                    self.aodv_rx(n, tx, &p);
+                }
+                return;
+            }
+            self.aodv_heard(n, frame.tx);
+        }
+        let frame = self.air.frame(slot);
+        let Some(body) = &frame.data else { return };
         let rx = Rx {
             tx: frame.tx,
             mac_rx: frame.rx,
@@ -286,7 +304,23 @@ impl Sim {
 
     /// The MAC of `n` is done with `frame`.
     pub(super) fn coding_tx_outcome(&mut self, n: u32, frame: OutFrame, outcome: TxOutcome) {
+        if self.aodv && Self::is_aodv(&frame.body) {
+            return self.aodv_tx_outcome(n, frame, outcome);
+        }
+        // Under AODV, the MAC's retry limit on a unicast: the link to the next hop is broken.
+        let broken = (self.aodv
+            && outcome == TxOutcome::Failed
+            && frame.mac_rx != crate::net::BROADCAST)
+            .then(|| {
+                (
+                    frame.mac_rx,
+                    frame.body.packets.first().map(|p| (p.src, p.dst)),
+                )
+            });
         self.with_scheme(n, |s, cx| s.handle_outcome(cx, frame, outcome));
+        if let Some((next, ends)) = broken {
+            self.aodv_link_failure(n, next, ends);
+        }
         // The queue has room again: a flow coder holding packets back for it sends them.
         if self.nodes[n as usize]
             .flow

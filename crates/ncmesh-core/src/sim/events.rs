@@ -43,6 +43,10 @@ pub(super) enum Ev {
     CodingPoll {
         node: u32,
     },
+    /// AODV's deadline at a node (`Aodv::poll_timeout`).
+    Aodv {
+        node: u32,
+    },
     Sample,
     MeasureStart,
     MeasureEnd,

@@ -114,7 +114,9 @@ impl Sim {
             } else if let (Some(flow), Some(body)) = (&mut nd.flow, &frame.data) {
                 // What went on the air, for a flow coder that counts it (ComboCoding's M).
                 for p in &body.packets[..body.held_packets()] {
-                    flow.handle_on_air(p);
+                    if !matches!(p.l4, crate::net::L4::Aodv(_)) {
+                        flow.handle_on_air(p);
+                    }
                 }
             }
         }

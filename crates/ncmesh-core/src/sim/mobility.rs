@@ -17,7 +17,8 @@ impl Sim {
             node.pos = p;
         }
         self.channel.rebuild(&positions);
-        if !self.scenario.routing.follow_mobility {
+        // AODV finds its own routes: the oracle's would only be recomputed for nothing.
+        if !self.scenario.routing.follow_mobility || self.aodv {
             return self.next_mobility_update();
         }
         self.routes = Routes::build(

@@ -5,6 +5,7 @@
 //! net_glue). Protocol logic itself lives in the layer modules.
 
 mod air;
+mod aodv_glue;
 mod build;
 mod coding_glue;
 mod events;
@@ -55,6 +56,13 @@ struct Node {
     pos: (f64, f64),
     /// Whose turn it is among a flow's next hops (`routing.spread = "round-robin"`).
     turns: crate::net::Turns,
+    /// AODV (`routing.protocol = "aodv"`).
+    aodv: Option<Box<crate::net::aodv::Aodv>>,
+    /// The pending `Ev::Aodv`, at AODV's earliest deadline.
+    aodv_timer: TimerSlot,
+    /// AODV's messages waiting for the MAC (served before the scheme's queue).
+    ctl: std::collections::VecDeque<crate::coding::OutFrame>,
+    rng_routing: Rng,
 }
 
 /// A flow: its endpoint, and what the run samples of it.
@@ -75,6 +83,8 @@ pub struct Sim {
     channel: Channel,
     loss: LossModel,
     routes: Routes,
+    /// Routing is AODV's (`routing.protocol = "aodv"`), not `routes`.
+    aodv: bool,
     mac: MacParams,
     rx_model: crate::phy::radio::RxModel,
     air: Air,
@@ -175,6 +185,7 @@ impl Sim {
                 }
             }
             Ev::Mobility => self.on_mobility(),
+            Ev::Aodv { node } => self.on_aodv_timer(node),
         }
     }
 }

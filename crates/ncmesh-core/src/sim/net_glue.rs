@@ -4,7 +4,7 @@
 use super::events::Ev;
 use super::Sim;
 use crate::engine::Time;
-use crate::net::{forward, DropReason, Forward, Packet, IP_HEADER_BYTES, L4};
+use crate::net::{forward, DropReason, Forward, NextHop, Packet, IP_HEADER_BYTES, L4};
 use crate::scenario::schema::Spread;
 use crate::transport::endpoint::{Endpoint, EndpointOutput, FlowTimer};
 
@@ -55,19 +55,11 @@ impl Sim {
     /// Delivers `p` at `n`, or passes it to the coding layer towards its next hops, or
     /// drops it (net::forward).
     pub(super) fn net_route(&mut self, n: u32, mut p: Packet) {
+        if self.aodv {
+            return self.aodv_route(n, p);
+        }
         match forward(&mut p, n, &self.routes) {
-            Forward::Deliver => {
-                self.nodes[n as usize].ledger.delivered += 1;
-                match &p.l4 {
-                    L4::Control(msg) => self.coding_control(n, p.src, msg),
-                    L4::Coded(_) => {
-                        // Only a flow coder reads these; the registry keeps coded
-                        // packets from nodes without one.
-                        debug_assert!(false, "a coded packet reached the transport of {n}");
-                    }
-                    _ => self.transport_deliver(n, p),
-                }
-            }
+            Forward::Deliver => self.net_deliver(n, p),
             Forward::Drop(why) => self.drop_packet(n, why),
             Forward::Send(mut hops) => {
                 if self.scenario.routing.spread == Spread::RoundRobin {
@@ -75,13 +67,32 @@ impl Sim {
                         .turns
                         .rotate(p.flow, p.dst, &mut hops);
                 }
-                self.with_scheme(n, |s, cx| s.enqueue(cx, p, &hops));
-                let q = self.nodes[n as usize].scheme.occupancy().queued as u64;
-                let st = &mut self.nodes[n as usize].stats;
-                st.queue_max = st.queue_max.max(q);
-                self.mac_packet_ready(n);
+                self.net_send(n, p, &hops);
             }
         }
+    }
+
+    /// `p` has arrived at its destination `n`: up to the layer it is for.
+    pub(super) fn net_deliver(&mut self, n: u32, p: Packet) {
+        self.nodes[n as usize].ledger.delivered += 1;
+        match &p.l4 {
+            L4::Control(msg) => self.coding_control(n, p.src, msg),
+            L4::Coded(_) => {
+                // Only a flow coder reads these; the registry keeps coded
+                // packets from nodes without one.
+                debug_assert!(false, "a coded packet reached the transport of {n}");
+            }
+            _ => self.transport_deliver(n, p),
+        }
+    }
+
+    /// Hands `p` to the coding layer of `n` towards its candidate next hops `hops`.
+    pub(super) fn net_send(&mut self, n: u32, p: Packet, hops: &[NextHop]) {
+        self.with_scheme(n, |s, cx| s.enqueue(cx, p, hops));
+        let q = self.nodes[n as usize].scheme.occupancy().queued as u64;
+        let st = &mut self.nodes[n as usize].stats;
+        st.queue_max = st.queue_max.max(q);
+        self.mac_packet_ready(n);
     }
 
     /// Gives flow `f`'s endpoint an input, then acts on that input's outputs in order:
@@ -132,6 +143,8 @@ impl Sim {
 
     /// Paced TCP variants estimate per-hop delays from the path length.
     pub(super) fn tell_path_hops(&mut self, f: u32) {
+        // Under AODV too the estimate comes from the static graph (the route found
+        // later is not known at the start; docs/assumptions.md).
         let ep = &self.flows[f as usize].ep;
         if let Some(p) = self.routes.path(ep.src(), ep.dst(), f) {
             let hops = (p.len() - 1) as u32;
@@ -181,5 +194,6 @@ pub(super) fn count_drop(
         DropReason::Ttl => st.drops_ttl += 1,
         DropReason::NoRoute => st.drops_no_route += 1,
         DropReason::Scheme => st.drops_scheme += 1,
+        DropReason::Discovery => st.drops_discovery += 1,
     }
 }

@@ -29,6 +29,7 @@ use crate::mac::FrameKind;
 use crate::metrics::RunResult;
 use crate::net::{NodeId, Packet, BROADCAST, L4};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::wire::aodv::AODV_PORT;
 
 /// Classic pcap magic number for nanosecond time stamps.
 pub const PCAP_MAGIC_NANOS: u32 = 0xa1b2_3c4d;
@@ -270,6 +271,7 @@ fn l4_header_len(p: &Packet) -> usize {
                 + c.header.as_deref().map_or(0, |h| h.pcap_len())
         }
         L4::Control(m) => m.fields.pcap_len(),
+        L4::Aodv(m) => 8 + m.bytes() as usize,
     }
 }
 
@@ -317,6 +319,7 @@ fn datagram_into(p: &Packet, out: &mut Vec<u8>) {
         L4::Udp(_) => (PROTO_UDP, false),
         L4::Coded(_) => (PROTO_CODED, false),
         L4::Control(_) => (PROTO_CONTROL, false),
+        L4::Aodv(_) => (PROTO_UDP, false),
     };
     // IPv4 header (RFC 791).
     let ttl = p.ttl.min(255) as u8;
@@ -332,7 +335,10 @@ fn datagram_into(p: &Packet, out: &mut Vec<u8>) {
 
     // Transport header; pure ACKs travel from the flow's destination to its source.
     let l4_start = out.len();
-    let (sport, dport) = flow_ports(p.flow);
+    let (sport, dport) = match p.l4 {
+        L4::Aodv(_) => (AODV_PORT, AODV_PORT),
+        _ => flow_ports(p.flow),
+    };
     let (sport, dport) = if from_dst {
         (dport, sport)
     } else {
@@ -377,6 +383,14 @@ fn datagram_into(p: &Packet, out: &mut Vec<u8>) {
         }
         L4::Coded(c) => coded_block_into(c, out),
         L4::Control(m) => m.fields.write_pcap(out),
+        L4::Aodv(m) => {
+            // UDP to port 654 (RFC 3561 §4), then the message (§5).
+            out.extend_from_slice(&sport.to_be_bytes());
+            out.extend_from_slice(&dport.to_be_bytes());
+            out.extend_from_slice(&((total - 20) as u16).to_be_bytes());
+            out.extend_from_slice(&[0, 0]);
+            m.encode(out);
+        }
     }
     // Payload: the real bytes if carried (a coded packet's combined bytes), zero-filled
     // to the datagram length.

@@ -42,10 +42,13 @@ impl Sim {
                         .receiver()
                         .map_or(0, |r| r.stats().out_of_order_segments),
                     delay_mean_ms: ep.delay().mean_ms(),
-                    path: self
-                        .routes
-                        .path(ep.src(), ep.dst(), i as u32)
-                        .unwrap_or_default(),
+                    path: if self.aodv {
+                        self.aodv_path(ep.src(), ep.dst())
+                    } else {
+                        self.routes
+                            .path(ep.src(), ep.dst(), i as u32)
+                            .unwrap_or_default()
+                    },
                 }
             })
             .collect();
@@ -59,7 +62,10 @@ impl Sim {
             .nodes
             .iter()
             .map(|nd| {
-                let held = (nd.scheme.occupancy().held + nd.flow.as_ref().map_or(0, |c| c.held()))
+                let held = (nd.scheme.occupancy().held
+                    + nd.flow.as_ref().map_or(0, |c| c.held())
+                    + nd.ctl.len()
+                    + nd.aodv.as_ref().map_or(0, |a| a.buffered()))
                     as u64
                     + nd.mac
                         .in_service()
@@ -75,6 +81,16 @@ impl Sim {
                     c.balanced = false;
                 }
                 let mut s = nd.stats.clone();
+                if let Some(a) = &nd.aodv {
+                    let st = a.stats();
+                    s.aodv_rreq_tx = st.rreq_tx;
+                    s.aodv_rrep_tx = st.rrep_tx;
+                    s.aodv_rerr_tx = st.rerr_tx;
+                    s.aodv_hello_tx = st.hello_tx;
+                    s.aodv_discoveries = st.discoveries;
+                    s.aodv_discoveries_failed = st.discoveries_failed;
+                    s.aodv_route_breaks = st.route_breaks;
+                }
                 s.x = nd.pos.0;
                 s.y = nd.pos.1;
                 s.airtime_busy =

@@ -4,6 +4,7 @@
 //! crate but the time type, so the network layer reads packets without knowing transport
 //! or coding, and every layer above builds them.
 
+pub mod aodv;
 pub mod header;
 pub mod packet;
 pub mod symbol;

@@ -1,5 +1,6 @@
 //! The network-layer packet as it travels hop by hop.
 
+use super::aodv::AodvMsg;
 use super::symbol::{CodedSymbol, ControlMsg};
 use super::tcp::TcpHeader;
 use super::udp::UdpHeader;
@@ -25,6 +26,9 @@ pub enum L4 {
     Coded(Box<CodedSymbol>),
     /// A coding layer's own message (acknowledgement, feedback).
     Control(ControlMsg),
+    /// An AODV message (RFC 3561) in a UDP datagram to port 654: one hop, from the
+    /// packet's `src` to its `dst` (a neighbour or `BROADCAST`).
+    Aodv(Box<AodvMsg>),
 }
 
 /// An IP packet. Copies made at each hop keep the same `uid`.

@@ -126,7 +126,7 @@ impl PipelineCoder {
         match &p.l4 {
             L4::Tcp(h) => h.len > 0 || self.params.code_acks,
             L4::Udp(_) => true,
-            L4::Coded(_) | L4::Control(_) => false,
+            L4::Coded(_) | L4::Control(_) | L4::Aodv(_) => false,
         }
     }
 

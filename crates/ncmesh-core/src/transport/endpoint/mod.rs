@@ -239,7 +239,7 @@ impl Endpoint {
                 self.check_payload(h.seq * h.len as u64, h.len, payload);
                 self.udp_rx_bytes += h.len as u64;
             }
-            L4::Coded(_) | L4::Control(_) => unreachable!("not a transport packet"),
+            L4::Coded(_) | L4::Control(_) | L4::Aodv(_) => unreachable!("not a transport packet"),
         }
     }
 
