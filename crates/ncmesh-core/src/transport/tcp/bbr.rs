@@ -563,7 +563,8 @@ impl Bbr {
         if rs.acked_sacked > 0 {
             let (mut cwnd, conserving) = self.recover_or_restore(rs, delivered);
             if !conserving {
-                let target = self.quantization_budget(self.bdp(bw, gain) + self.ack_aggregation_cwnd());
+                let target =
+                    self.quantization_budget(self.bdp(bw, gain) + self.ack_aggregation_cwnd());
                 if self.full_bw_reached {
                     cwnd = (cwnd + rs.acked_sacked).min(target);
                 } else if cwnd < target || delivered < self.p.init_cwnd * self.smss {
@@ -638,7 +639,13 @@ impl CongestionControl for Bbr {
     }
 
     /// bbr_main: update the model and the state, then the pacing rate and cwnd.
-    fn on_rate_sample(&mut self, w: &mut Window, now: Time, rs: &RateSample, sampler: &mut RateSampler) {
+    fn on_rate_sample(
+        &mut self,
+        w: &mut Window,
+        now: Time,
+        rs: &RateSample,
+        sampler: &mut RateSampler,
+    ) {
         let delivered = rs.total_delivered;
         self.update_bw(rs, delivered);
         self.update_ack_aggregation(now, rs);

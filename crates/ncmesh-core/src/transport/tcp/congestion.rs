@@ -223,9 +223,7 @@ impl CcAlgorithm {
             }
             TcpVariant::Vegas => CcAlgorithm::Vegas(Vegas::new(cfg.vegas, smss)),
             TcpVariant::Cubic => CcAlgorithm::Cubic(Cubic::new(cfg.cubic)),
-            TcpVariant::Bbr => {
-                CcAlgorithm::Bbr(Bbr::new(cfg.bbr, smss, cfg.initial_cwnd_segments))
-            }
+            TcpVariant::Bbr => CcAlgorithm::Bbr(Bbr::new(cfg.bbr, smss, cfg.initial_cwnd_segments)),
         }
     }
 

@@ -243,7 +243,8 @@ impl RateSampler {
         let interval = send_elapsed.max(ack_elapsed);
         // An interval below the minimum RTT is ACK compression: no sample (Linux
         // tcp_rate_gen: "interval_us < tcp_min_rtt(tp)").
-        rs.interval = (interval > 0 && self.min_rtt.is_none_or(|m| interval >= m)).then_some(interval);
+        rs.interval =
+            (interval > 0 && self.min_rtt.is_none_or(|m| interval >= m)).then_some(interval);
         rs
     }
 

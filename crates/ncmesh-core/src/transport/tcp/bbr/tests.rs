@@ -70,7 +70,11 @@ impl Feed {
 fn startup_exits_after_three_rounds_without_25_percent_growth() {
     let mut f = Feed::new();
     assert_eq!(f.b.mode(), BbrMode::Startup);
-    assert_eq!(f.b.gains(), (2.885, 2.885), "2/ln2 for pacing and cwnd (tcp_bbr.c v1)");
+    assert_eq!(
+        f.b.gains(),
+        (2.885, 2.885),
+        "2/ln2 for pacing and cwnd (tcp_bbr.c v1)"
+    );
     // Growing by 30 % a round: still STARTUP.
     let mut rate = 100_000.0;
     for _ in 0..8 {
@@ -90,7 +94,11 @@ fn startup_exits_after_three_rounds_without_25_percent_growth() {
         }
     }
     assert!(f.b.full_bw_reached());
-    assert_eq!(f.b.mode(), BbrMode::Drain, "inflight 100 segments is above one BDP");
+    assert_eq!(
+        f.b.mode(),
+        BbrMode::Drain,
+        "inflight 100 segments is above one BDP"
+    );
 }
 
 #[test]
@@ -147,7 +155,11 @@ fn probe_bw_cycles_through_the_eight_gains() {
         let gain = PACING_GAIN_CYCLE[i];
         assert_eq!(f.b.gains().0, gain);
         // Pacing rate = gain × BtlBw (less the 1 % margin), once the pipe is full.
-        assert!((f.b.pacing_rate() - gain * BW * 0.99).abs() < 1e-6, "{}", f.b.pacing_rate());
+        assert!(
+            (f.b.pacing_rate() - gain * BW * 0.99).abs() < 1e-6,
+            "{}",
+            f.b.pacing_rate()
+        );
         seen.push(gain);
         let t = f.now;
         match i {
@@ -218,7 +230,11 @@ fn probe_rtt_after_10_s_without_a_new_min_rtt_holds_4_segments_for_200_ms() {
     // The first ACK more than 10 s after the last RTprop sample: PROBE_RTT, 4 segments.
     f.ack(t0 + 10 * SECOND + MILLIS, BW, 12 * MILLIS, 10 * MSS, false);
     assert_eq!(f.b.mode(), BbrMode::ProbeRtt);
-    assert_eq!(f.b.min_rtt(), Some(12 * MILLIS), "the expired filter takes the new sample");
+    assert_eq!(
+        f.b.min_rtt(),
+        Some(12 * MILLIS),
+        "the expired filter takes the new sample"
+    );
     assert_eq!(f.w.cwnd, 4 * MSS);
     assert_eq!(f.b.gains(), (1.0, 1.0));
     assert!(f.r.is_app_limited(), "PROBE_RTT's samples are app-limited");
@@ -262,7 +278,11 @@ fn pacing_rate_is_gain_times_bw_and_only_rises_in_startup() {
     f.b.on_smoothed_rtt(100 * MILLIS);
     f.round(10_000.0, 10 * MSS);
     let from_rtt = 2.885 * 10.0 * MSS as f64 / 0.1 * 0.99;
-    assert!((f.b.pacing_rate() - from_rtt).abs() < 1e-3, "{}", f.b.pacing_rate());
+    assert!(
+        (f.b.pacing_rate() - from_rtt).abs() < 1e-3,
+        "{}",
+        f.b.pacing_rate()
+    );
     // A bandwidth whose 2.885 × is higher takes over.
     f.round(500_000.0, 10 * MSS);
     assert!((f.b.pacing_rate() - 2.885 * 500_000.0 * 0.99).abs() < 1e-3);
@@ -319,8 +339,8 @@ fn recovery_conserves_packets_then_restores_the_window() {
 
 // ------------------------------------------------------------ with the sender
 
-use crate::transport::tcp::{TcpConfig, TcpSender};
 use crate::scenario::schema::TcpVariant;
+use crate::transport::tcp::{TcpConfig, TcpSender};
 use crate::wire::tcp::TcpHeader;
 
 /// A BBR sender over a bottleneck of `bw` bytes/s with propagation RTT `rtt` and a
@@ -350,7 +370,10 @@ fn over_bottleneck(bw: f64, rtt: Time, dur: Time) -> (TcpSender, usize, Vec<(Tim
             max_queue = max_queue.max(((link_free - now) / service) as usize);
         }
         let next_ack = acks.front().map(|a| a.0).unwrap_or(Time::MAX);
-        let next_pace = s.pacing_deadline().filter(|&t| t > now).unwrap_or(Time::MAX);
+        let next_pace = s
+            .pacing_deadline()
+            .filter(|&t| t > now)
+            .unwrap_or(Time::MAX);
         now = next_ack.min(next_pace);
         while acks.front().is_some_and(|a| a.0 <= now) {
             let (_, ack) = acks.pop_front().unwrap();
@@ -385,11 +408,20 @@ fn over_a_bottleneck_bbr_finds_its_rate_and_rtt_and_keeps_the_queue_short() {
     let names: Vec<BbrMode> = modes.iter().map(|m| m.1).collect();
     assert_eq!(
         names[..5],
-        [BbrMode::Startup, BbrMode::Drain, BbrMode::ProbeBw, BbrMode::ProbeRtt, BbrMode::ProbeBw],
+        [
+            BbrMode::Startup,
+            BbrMode::Drain,
+            BbrMode::ProbeBw,
+            BbrMode::ProbeRtt,
+            BbrMode::ProbeBw
+        ],
         "{modes:?}"
     );
     let probe_rtt = modes[3].0;
-    assert!((10 * SECOND..11 * SECOND).contains(&probe_rtt), "{probe_rtt}");
+    assert!(
+        (10 * SECOND..11 * SECOND).contains(&probe_rtt),
+        "{probe_rtt}"
+    );
     assert!(modes[4].0 - probe_rtt >= 200 * MILLIS);
     // Throughput: the link was busy nearly all the time after startup.
     let goodput = s.stats().bytes_acked as f64 / 12.0;
@@ -402,5 +434,8 @@ fn over_a_bottleneck_bbr_finds_its_rate_and_rtt_and_keeps_the_queue_short() {
 fn the_same_run_gives_the_same_result() {
     let (a, qa, ma) = over_bottleneck(BW, 20 * MILLIS, 3 * SECOND);
     let (b, qb, mb) = over_bottleneck(BW, 20 * MILLIS, 3 * SECOND);
-    assert_eq!((a.stats().bytes_acked, qa, ma), (b.stats().bytes_acked, qb, mb));
+    assert_eq!(
+        (a.stats().bytes_acked, qa, ma),
+        (b.stats().bytes_acked, qb, mb)
+    );
 }
