@@ -60,6 +60,11 @@ def test_linux_runs_are_the_papers_runs_but_for_tcp():
             tcp = b.scenario["tcp"]
             assert (tcp["variant"], tcp["sack"], tcp["rack"], tcp["prr"]) == ("cubic", True, True, True), part
             assert b.scenario["preset"] == "linux"
+        # The BBR part is the Linux part but for the congestion control.
+        for b, c in zip(linux_runs, load_sweep(parts[part[:-len("paper")] + "bbr"]).runs()):
+            fb, fc = _flat(b.scenario), _flat(c.scenario)
+            assert {k for k in set(fb) | set(fc) if fb.get(k) != fc.get(k)} == {"tcp.variant"}, part
+            assert c.scenario["tcp"]["variant"] == "bbr"
 
 
 def test_split_part():

@@ -1,10 +1,10 @@
 """modern-tcp: the five papers' headline set-ups under the TCP of their paper and under today's
-Linux TCP (`preset = "linux"`: CUBIC, SACK, RACK-TLP, PRR, its windows and timers), the coding
-gain of each scheme under both (issue 31).
+Linux TCP (`preset = "linux"`: CUBIC, SACK, RACK-TLP, PRR, its windows and timers), and under
+Linux's TCP with BBR v1 in place of CUBIC; the coding gain of each scheme under each (issue 31).
 
 Each paper's scenarios come from its reproduction's own builders and settings (`ncaqm`,
 `cope_tcp`, `wait_time`, `combocoding`, `comp`); `linux_base` turns one into the same scenario
-under Linux's TCP. Parts: `<paper>-<set-up>-<series>-<tcp>` (`tcp` = "paper" or "linux"), one
+under Linux's TCP. Parts: `<paper>-<set-up>-<series>-<tcp>` (`tcp` = "paper", "linux" or "bbr"), one
 sweep each. `analyze` pairs every coded series with its no-coding baseline per seed, under
 each TCP (`gains`), and joins the gains table, the figure (gain under the paper's TCP against
 under Linux's), the reordering table (Takimoto et al.'s chain with the stacked placement),
@@ -34,12 +34,14 @@ loss in 20-50 s, 40% then 20% in 50-110 s) and Gheorghiu et al.'s roofnet-like p
 CoMP and TCP-ARQ; a subset of the 100 pairs, the aggregate over them). Under Linux every TCP
 key the paper set is dropped so that the preset's take its place; the MAC, the channel and the
 segment size stay the paper's (an ns-2 paper's MAC and PHY written out, since a scenario has
-one preset). The coding gain is each scheme's goodput change over no coding on the same seed
+one preset). A third TCP is Linux's with BBR v1 (`tcp.variant = "bbr"` under the preset). The coding gain is each scheme's goodput change over no coding on the same seed
 (and rate or pair), mean over seeds with a 95% confidence interval.
 """
 
-TCPS = ["paper", "linux"]
-TCP_LABEL = {"paper": "the paper's TCP", "linux": "Linux's TCP"}
+TCPS = ["paper", "linux", "bbr"]
+TCP_LABEL = {"paper": "the paper's TCP", "linux": "Linux's TCP", "bbr": "Linux's TCP with BBR"}
+# The reordering table's names of the TCPs' recoveries.
+TCP_RECOVERY = {"paper": "NewReno", "linux": "Linux (RACK)", "bbr": "BBR (RACK)"}
 PAPERS = ["ncaqm", "cope-tcp", "wait-time", "combocoding", "comp"]
 PAPER_LABEL = {"ncaqm": "Seferoglu & Markopoulou, NCAQM", "cope-tcp": "Xu et al., TCP over COPE",
                "wait-time": "Takimoto et al., wait-time", "combocoding": "Chen et al., ComboCoding",
@@ -113,6 +115,10 @@ def _under(base: dict, tcp: str, paper_tcp: dict | None = None) -> dict:
     its TCP) or Linux's."""
     if tcp == "linux":
         return linux_base(base)
+    if tcp == "bbr":
+        out = linux_base(base)
+        out["set"]["tcp.variant"] = "bbr"
+        return out
     return {**base, "set": {**base["set"], **(paper_tcp or {})}}
 
 
@@ -251,7 +257,8 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
     return Analysis.join([parts, claims_part(claims, CLAIMS_NOTE), _notes(quick, df)], main_table="gains",
                          scenario_note="Parts: <paper>-<set-up>-<series>-<tcp>, one sweep each; tcp 'paper' is the "
                                        "reproduction's own settings, 'linux' the same scenario with `preset = \"linux\"` "
-                                       "and the paper's TCP keys dropped (the MAC, channel and segment size kept).")
+                                       "and the paper's TCP keys dropped (the MAC, channel and segment size kept), "
+                                       "'bbr' that with `tcp.variant = \"bbr\"`.")
 
 
 def _entry(g, paper: str, setup: str, series: str, tcp: str) -> dict:
@@ -292,7 +299,8 @@ def _table(g) -> Analysis:
     table = TableOut("gains", "Coding gain over no coding under the paper's TCP and under Linux's (paired per seed, "
                      "± 95% CI)", pd.DataFrame(rows),
                      note="The paper's TCP: " + "; ".join(f"{PAPER_LABEL[p]} {PAPER_TCP[p]}" for p in PAPERS) + ". "
-                          "Linux's: `preset = \"linux\"` (CUBIC, SACK, RACK-TLP, PRR). Goodput: the network's "
+                          "Linux's: `preset = \"linux\"` (CUBIC, SACK, RACK-TLP, PRR); with BBR: the same and "
+                          "`tcp.variant = \"bbr\"` (BBR v1). Goodput: the network's "
                           "(summed over the part's rates or pairs; the strings: flow 0's mean in the window), mean "
                           f"over seeds. Where no coding carries under {NEAR_ZERO_KBPS:g} kbit/s a percentage says "
                           "nothing: the goodputs stand instead.")
@@ -365,7 +373,7 @@ def _reordering(df) -> Analysis:
             row = {"set-up": setup, "series": LABELS[s] if s != "none" else "normal TCP"}
             for tcp in TCPS:
                 x = d[(d["setup"] == setup) & (d["series"] == s) & (d["tcp"] == tcp)]
-                name = "NewReno" if tcp == "paper" else "Linux (RACK)"
+                name = TCP_RECOVERY[tcp]
                 vals = {k: mean_ci(x[k]) for k in ("fast_retransmits", "timeouts", "out_of_order", "goodput_kbps")}
                 row[f"fast retransmits, {name}"] = fmt_ci(*vals["fast_retransmits"][:2], 0)
                 row[f"timeouts, {name}"] = fmt_ci(*vals["timeouts"][:2], 1)
@@ -453,7 +461,7 @@ def _claims(summary: dict) -> list[Claim]:
     verdicts = {p: {tcp: check(tcp) for tcp in TCPS} for p, _, _, check in out}
     recoveries = _extra_recoveries(summary["reordering"])
     groups = _conclusions(summary, verdicts, recoveries)
-    claims = [Claim(f"{text}, under Linux's TCP", f"{shown(p, pairs)} (the paper's TCP / Linux's); under the "
+    claims = [Claim(f"{text}, under Linux's TCP", f"{shown(p, pairs)} (the paper's TCP / Linux's / Linux's with BBR); under the "
                     f"paper's TCP it {'holds' if verdicts[p]['paper'].holds else 'does not hold'}",
                     verdicts[p]["linux"], groups[p]) for p, text, pairs, _ in out]
     claims.append(Claim(

@@ -23,7 +23,10 @@ pub enum Preset {
     /// agent, 802.11 MAC, queue and wireless PHY defaults (below).
     Ns2,
     /// Today's Linux TCP defaults (CUBIC, SACK, RACK-TLP, PRR, its windows and
-    /// timers); the MAC, channel and PHY keep ncmesh's (or a scenario's) values.
+    /// timers); the MAC, channel and PHY keep ncmesh's (or a scenario's) values. With
+    /// `tcp.variant = "bbr"` it is Linux with `net.ipv4.tcp_congestion_control = bbr`
+    /// (PRR then has no effect: BBR sets the window itself, as tcp_bbr.c's
+    /// cong_control does).
     Linux,
 }
 

@@ -556,6 +556,11 @@ pub enum TcpVariant {
     /// with the Reno-friendly region and fast convergence; ssthresh = cwnd · β_cubic on
     /// a loss (`cubic_c`, `cubic_beta`, `cubic_fast_convergence`).
     Cubic,
+    /// BBR v1 (Linux 4.9+ tcp_bbr.c, ns-3's TcpBbr): paced at gain × the bottleneck
+    /// bandwidth (max delivery rate over 10 round trips), window gain × BDP (with the
+    /// min RTT over 10 s); STARTUP, DRAIN, PROBE_BW and PROBE_RTT. Its constants are
+    /// tcp_bbr.c's (not settable); best with `sack = true`.
+    Bbr,
 }
 
 /// TCP-AP's variation term: which spread of the recent samples stands for covRTT in

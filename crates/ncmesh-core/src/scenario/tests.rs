@@ -798,7 +798,7 @@ fn bad_cases() -> Vec<(String, &'static str, Vec<&'static str>)> {
         (with("[tcp]\nmax_rto_s = 0.5"), "tcp.max_rto_s", vec!["0.5 is not allowed", "min_rto_s = 1.0"]),
         (with("[tcp]\ndelayed_ack_count = 0"), "tcp.delayed_ack_count", vec!["0 is not allowed"]),
         (with("[tcp]\nrcv_buffer_bytes = 500"), "tcp.rcv_buffer_bytes", vec!["500 is not allowed", "mss_bytes = 1000"]),
-        (with("[tcp]\nvariant = \"bbr\""), "tcp.variant", vec!["\"bbr\" is not allowed", "\"newreno\""]),
+        (with("[tcp]\nvariant = \"bbr2\""), "tcp.variant", vec!["\"bbr2\" is not allowed", "\"newreno\""]),
         (with("[tcp]\nrack = true"), "tcp.rack", vec!["true is not allowed", "tcp.sack = true"]),
         (format!("{NODES}[[flows]]\nsrc = 0\ndst = 2\napp = \"cbr\"\n"), "flows[0].rate_kbps", vec!["cbr", "rate_kbps"]),
         (format!("{NODES}[[flows]]\nsrc = 0\ndst = 2\napp = \"cbr\"\nrate_kbps = 0\n"), "flows[0].rate_kbps", vec!["0.0 is not allowed"]),

@@ -1,6 +1,7 @@
 //! TCP parameters in simulator units (bytes, nanoseconds).
 
 use super::ap::ApParams;
+use super::bbr::BbrParams;
 use super::cubic::CubicParams;
 use super::vegas::VegasParams;
 use crate::engine::{secs, Time};
@@ -52,6 +53,8 @@ pub struct TcpConfig {
     pub vegas: VegasParams,
     /// CUBIC's constants (RFC 9438).
     pub cubic: CubicParams,
+    /// BBR's constants (tcp_bbr.c's; not set by the scenario).
+    pub bbr: BbrParams,
     /// Hops of the connection's path, for TCP-AP's 4HPD estimate. The scenario does
     /// not set it; the simulator passes the route length with
     /// [`super::TcpSender::set_path_hops`]. `None` means [`DEFAULT_PATH_HOPS`].
@@ -104,6 +107,7 @@ impl TcpConfig {
                 beta: c.cubic_beta,
                 fast_convergence: c.cubic_fast_convergence,
             },
+            bbr: BbrParams::default(),
             hops: None,
         }
     }
@@ -166,6 +170,7 @@ mod tests {
             ("nc-aware", TcpVariant::NcAware),
             ("vegas", TcpVariant::Vegas),
             ("cubic", TcpVariant::Cubic),
+            ("bbr", TcpVariant::Bbr),
         ] {
             let s = parse_toml(&scenario(&format!("variant = \"{name}\""))).unwrap();
             assert_eq!(s.tcp.variant, v);

@@ -8,12 +8,15 @@
 //! [`CcAlgorithm`]; the sender does not change. Implemented: [`Reno`] (RFC 5681, the
 //! `newreno` variant), [`Few`] (TCP-FeW's fractional growth), [`Ap`] (TCP-AP's
 //! pacing, and the network-coding-aware variant of Xu et al.), [`Vegas`] (TCP Vegas,
-//! ns-2's agent) and [`Cubic`] (RFC 9438).
+//! ns-2's agent), [`Cubic`] (RFC 9438) and [`Bbr`] (BBR v1, which sets the window
+//! from delivery-rate samples, [`CongestionControl::on_rate_sample`]).
 
 use super::ap::Ap;
+use super::bbr::Bbr;
 use super::config::{TcpConfig, DEFAULT_PATH_HOPS};
 use super::cubic::Cubic;
 use super::few::Few;
+use super::rate::{RateSample, RateSampler};
 use super::vegas::Vegas;
 use crate::engine::Time;
 use crate::scenario::schema::TcpVariant;
@@ -136,6 +139,25 @@ pub trait CongestionControl {
     fn rto_backoff(&self) -> bool {
         true
     }
+
+    /// Whether the variant sets the window (and pacing) itself from a delivery-rate
+    /// sample on every ACK, in any loss state (Linux's `cong_control`, BBR): the
+    /// sender then keeps a [`RateSampler`] and calls [`Self::on_rate_sample`] last.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// The ACK's delivery-rate sample (only if [`Self::wants_rate_samples`]), after
+    /// the sender handled the ACK; the variant may set `w.cwnd` and mark the sampler
+    /// application-limited.
+    fn on_rate_sample(
+        &mut self,
+        _w: &mut Window,
+        _now: Time,
+        _rs: &RateSample,
+        _sampler: &mut RateSampler,
+    ) {
+    }
 }
 
 /// RFC 5681 slow start and congestion avoidance: the window-growth rule of Reno and
@@ -174,6 +196,8 @@ pub enum CcAlgorithm {
     Vegas(Vegas),
     /// CUBIC ([`Cubic`], RFC 9438).
     Cubic(Cubic),
+    /// BBR v1 ([`Bbr`]).
+    Bbr(Bbr),
 }
 
 impl CcAlgorithm {
@@ -199,6 +223,7 @@ impl CcAlgorithm {
             }
             TcpVariant::Vegas => CcAlgorithm::Vegas(Vegas::new(cfg.vegas, smss)),
             TcpVariant::Cubic => CcAlgorithm::Cubic(Cubic::new(cfg.cubic)),
+            TcpVariant::Bbr => CcAlgorithm::Bbr(Bbr::new(cfg.bbr, smss, cfg.initial_cwnd_segments)),
         }
     }
 
@@ -209,6 +234,7 @@ impl CcAlgorithm {
             CcAlgorithm::Ap(c) => c,
             CcAlgorithm::Vegas(c) => c,
             CcAlgorithm::Cubic(c) => c,
+            CcAlgorithm::Bbr(c) => c,
         }
     }
 
@@ -219,6 +245,7 @@ impl CcAlgorithm {
             CcAlgorithm::Ap(c) => c,
             CcAlgorithm::Vegas(c) => c,
             CcAlgorithm::Cubic(c) => c,
+            CcAlgorithm::Bbr(c) => c,
         }
     }
 }
@@ -282,6 +309,18 @@ impl CongestionControl for CcAlgorithm {
     }
     fn rto_backoff(&self) -> bool {
         self.inner().rto_backoff()
+    }
+    fn wants_rate_samples(&self) -> bool {
+        self.inner().wants_rate_samples()
+    }
+    fn on_rate_sample(
+        &mut self,
+        w: &mut Window,
+        now: Time,
+        rs: &RateSample,
+        sampler: &mut RateSampler,
+    ) {
+        self.inner_mut().on_rate_sample(w, now, rs, sampler)
     }
 }
 

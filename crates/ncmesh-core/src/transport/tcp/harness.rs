@@ -650,7 +650,7 @@ fn vegas_keeps_its_queue_between_alpha_and_beta_on_a_clean_path() {
 
 #[test]
 fn cubic_prr_and_rack_repair_random_losses_deterministically() {
-    for variant in [TcpVariant::Newreno, TcpVariant::Cubic] {
+    for variant in [TcpVariant::Newreno, TcpVariant::Cubic, TcpVariant::Bbr] {
         for (prr, rack) in [(true, false), (false, true), (true, true)] {
             let c = TcpConfig {
                 prr,

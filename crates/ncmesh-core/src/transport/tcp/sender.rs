@@ -27,6 +27,10 @@
 //!   lost, are left to RACK's timer and the tail loss probe ([`Tlp`]). The
 //!   reordering timer, the probe timer and the RTO share one timer
 //!   ([`TcpSender::timer_deadline`], RFC 8985 §8).
+//! - BBR ([`CongestionControl::wants_rate_samples`]): a [`RateSampler`]
+//!   (draft-cheng-iccrg-delivery-rate-estimation) sees every transmission and every
+//!   ACK; after the sender has handled an ACK, the variant sets cwnd from the
+//!   sample (Linux's `cong_control`), overriding the recovery rules above.
 //! - Paced variants ([`CongestionControl::pacing_release`]): no segment leaves before
 //!   the release time, except the fast retransmission and the first retransmission
 //!   after a timeout, which go at once (as in TCP-AP's ns-2 agent). Variants that ask
@@ -43,10 +47,12 @@
 //! Driving it: after `on_ack`, `on_timer` or the application writing more data, call
 //! `next_segment` until it returns `None`.
 
+use super::bbr::{Bbr, BbrMode};
 use super::config::TcpConfig;
 use super::congestion::{CcAlgorithm, CongestionControl, Window};
 use super::prr::Prr;
 use super::rack::{carries_dsack, Rack};
+use super::rate::{CaState, RateSampler};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::tlp::{Tlp, TlpAck};
@@ -138,6 +144,10 @@ pub struct TcpSender {
     /// RACK and TLP (RFC 8985), when configured.
     rack: Option<Rack>,
     tlp: Option<Tlp>,
+    /// Delivery-rate estimation, for variants that want rate samples (BBR).
+    rate: Option<RateSampler>,
+    /// Bytes RACK marked lost while handling the current ACK (rs.losses).
+    newly_lost: u64,
     stats: TcpSenderStats,
 }
 
@@ -147,6 +157,7 @@ impl TcpSender {
         let smss = cfg.smss().max(1);
         let cc = CcAlgorithm::from_config(cfg);
         let tx_log = cc.wants_ack_rtt().then(VecDeque::new);
+        let rate = cc.wants_rate_samples().then(RateSampler::new);
         TcpSender {
             sack: cfg.sack,
             smss,
@@ -178,6 +189,8 @@ impl TcpSender {
             dup_delivered: 0,
             rack: cfg.rack.then(Rack::new),
             tlp: cfg.rack.then(Tlp::new),
+            rate,
+            newly_lost: 0,
             stats: TcpSenderStats::default(),
         }
     }
@@ -202,12 +215,18 @@ impl TcpSender {
         }
         self.rwnd = h.wnd as u64;
         let (prior_una, prior_sacked) = (self.snd_una, self.scoreboard.sacked_bytes());
+        let prior_in_flight = self.in_flight();
+        self.newly_lost = 0;
         let mut newly_sacked = false;
         if self.sack {
             // RFC 6675 section 5: Update() the scoreboard with every ACK.
             self.scoreboard.advance(ack);
             newly_sacked = self.scoreboard.update(ack, self.snd_max, h.sack_blocks()) > 0;
         }
+        let sample = self
+            .rate
+            .as_mut()
+            .map(|r| r.on_ack(now, ack, &self.scoreboard));
         if let Some(rack) = self.rack.as_mut() {
             // RFC 8985 §6.2 steps 1-4.
             if carries_dsack(ack, h.sack_blocks()) {
@@ -243,6 +262,38 @@ impl TcpSender {
         if self.prr.is_some() {
             self.prr_on_ack(prior_una, prior_sacked);
         }
+        if let Some(mut rs) = sample {
+            // Linux's cong_control: last, with the state the ACK left.
+            rs.prior_in_flight = prior_in_flight;
+            rs.in_flight = self.in_flight();
+            rs.losses = self.newly_lost;
+            rs.ca_state = self.ca_state();
+            if let Some(sampler) = self.rate.as_mut() {
+                self.cc.on_rate_sample(&mut self.win, now, &rs, sampler);
+            }
+        }
+    }
+
+    /// Bytes in flight as congestion control reads them (Linux's
+    /// tcp_packets_in_flight): RFC 6675 pipe with SACK, else the outstanding bytes of
+    /// the current transmission.
+    fn in_flight(&self) -> u64 {
+        if self.sack {
+            self.pipe()
+        } else {
+            self.snd_nxt - self.snd_una
+        }
+    }
+
+    /// The loss state as Linux's icsk_ca_state names it.
+    fn ca_state(&self) -> CaState {
+        if self.rto_recovery {
+            CaState::Loss
+        } else if self.recovery != RecoveryState::Open {
+            CaState::Recovery
+        } else {
+            CaState::Open
+        }
     }
 
     /// RACK-TLP's part of an ACK: the probe episode (RFC 8985 §7.4), loss detection
@@ -271,6 +322,7 @@ impl TcpSender {
         };
         let reo_wnd = rack.reo_wnd(in_recovery, self.dupthresh, srtt);
         let lost = rack.detect_loss(now, reo_wnd);
+        self.newly_lost += lost;
         if lost > 0 && self.recovery == RecoveryState::Open && self.snd_una >= self.recover {
             self.enter_sack_recovery(now);
         }
@@ -678,11 +730,26 @@ impl TcpSender {
             }
             self.snd_nxt = self.snd_max;
         }
-        let len = self.new_data_len(app_bytes)?;
+        let Some(len) = self.new_data_len(app_bytes) else {
+            self.check_app_limited();
+            return None;
+        };
         if !self.window_allows(self.snd_max, len) {
             return None;
         }
         Some(self.send_new(now, len))
+    }
+
+    /// Delivery-rate estimation §3.4 (Linux tcp_rate_check_app_limited): the
+    /// application has nothing to send while the window has room, so the samples of
+    /// what is in flight now are application-limited.
+    fn check_app_limited(&mut self) {
+        let in_flight = self.in_flight();
+        if in_flight < self.win.cwnd {
+            if let Some(r) = self.rate.as_mut() {
+                r.mark_app_limited(in_flight);
+            }
+        }
     }
 
     /// RFC 6675 section 5 step (C): while cwnd - pipe >= 1 SMSS, send what NextSeg()
@@ -828,6 +895,11 @@ impl TcpSender {
         if let Some(log) = self.tx_log.as_mut() {
             log.push_back((seq + len, now, retransmission));
         }
+        if let Some(r) = self.rate.as_mut() {
+            // Nothing was outstanding before this segment (Linux: !tp->packets_out).
+            let idle = !retransmission && seq == self.snd_una;
+            r.on_sent(now, seq, seq + len, idle, retransmission);
+        }
         self.cc.on_send(now, len as u32);
         TcpHeader::data(seq, len as u32)
     }
@@ -849,6 +921,19 @@ impl TcpSender {
     /// get); `None` without pacing.
     pub fn pacing_interval(&self) -> Option<Time> {
         self.cc.pacing_interval()
+    }
+
+    /// BBR's state, for a BBR sender.
+    pub fn bbr(&self) -> Option<&Bbr> {
+        match &self.cc {
+            CcAlgorithm::Bbr(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// BBR's mode, for a BBR sender.
+    pub fn bbr_mode(&self) -> Option<BbrMode> {
+        self.bbr().map(Bbr::mode)
     }
 
     /// Counters so far.
