@@ -25,7 +25,7 @@ import math
 import statistics
 from pathlib import Path
 
-from .common import (seeds_for, Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_most,
+from .common import (seeds_for, seeds_text, Analysis, Check, Claim, ClaimGroup, FigureOut, PaperNumber, TableOut, all_of, at_most,
                      claims_part, falls, fmt_ci, near, sweep_base)
 from .figures import grid_figure, line_panel
 from .measures import stats_by
@@ -84,7 +84,7 @@ D = 2
 # seen but not decoded, closes the window, and with a 128 kB buffer the agent's timers still stall many pairs): a
 # liveness problem of the coded schemes under those timers, not isolated (docs/results/comp.md, readings).
 # The readings of the paper's ambiguities (issue 28), run for CoMP alone on the one-flow pairs with READINGS_SEEDS
-# seeds (the default's row is the one-flow part's runs of the same seeds, and so are the baselines it is compared
+# seeds by the seed rule (the default's row is the one-flow part's runs of the same seeds, and so are the baselines it is compared
 # with): how a link's loss is compensated (§II-B names a redundant combination on a detected loss and a rate set to
 # the estimated loss, §II-C credits created on a detected loss: `scheme.comp.compensation`), how the d paths are
 # reinforced (each node picks among up to d next hops, or the d least-cost whole paths: `routing.reinforce`), and
@@ -102,7 +102,7 @@ READING_LABELS = {"credits-hops": "credits, per node (default)", "rate-hops": "r
                   "both-hops": "both, per node", "credits-paths": "credits, whole paths",
                   "both-paths": "both, whole paths (before issue 28)",
                   "credits-hops-ns2": "credits, per node, ns-2.33's TCP agent"}
-READINGS_SEEDS = 3
+READINGS_SEEDS = 5          # the seed rule: 5 to 10 seeds per pair
 FIG2_SERIES = {"estimated": {"scheme.name": "comp", "scheme.comp.loss": "estimated"},
                "configured": {"scheme.name": "comp", "scheme.comp.loss": "configured"}}
 FIG2_RELAYS = [2, 3]                                         # the text's two relays; Fig. 1's three
@@ -261,7 +261,7 @@ def _all_parts(quick: bool) -> dict[str, dict]:
     for r, settings in READINGS.items():
         parts[f"readings-{r}"] = {"name": f"{NAME}-readings-{r}", "base": _roofnet_base(size, "comp", settings=settings),
                                   "grid": {"pair": list(range(size["readings_pairs"])), **tcp},
-                                  "seeds": {"count": size["readings_seeds"], "start": 1}}
+                                  "seeds": seeds_for(size["readings_seeds"], quick)}
     for s in ONE_SERIES:
         ff = {"file": str(FREIFUNK), "layout_seed": FREIFUNK_LAYOUT_SEED, "pairs": PAIRS, "paths": D}
         base = sweep_base("roofnet-like", ff, {**SERIES[s], **_vegas(s)}, duration=size["duration"], start=START_S,
@@ -763,6 +763,9 @@ def readings_rows(df, tcps: list[str]):
     one = df[(df["kind"] == "one") & (df["paths"] == D) & df["pair"].isin(pairs) & df["seed"].isin(seeds)]
     runs = {DEFAULT_READING: one[one["series"] == "comp"]}
     runs.update({r: rd[rd["series"] == r] for r in READINGS})
+    # Under the seed rule each reading's pairs may end at different seeds: a reading is compared
+    # with the baselines' runs of its own (pair, seed) runs.
+    ran = lambda x: set(zip(x["pair"], x["seed"]))  # noqa: E731
     rows, summary = [], {}
     for t in tcps:
         for r, d in runs.items():
@@ -770,7 +773,9 @@ def readings_rows(df, tcps: list[str]):
             if d.empty:
                 continue
             mine = d.assign(kind="r", series="comp")
-            base = one[(one["tcp"] == t) & one["series"].isin(["tcp-arq", "horizon"])].assign(kind="r")
+            base = one[(one["tcp"] == t) & one["series"].isin(["tcp-arq", "horizon"])]
+            keys = ran(d)
+            base = base[[k in keys for k in zip(base["pair"], base["seed"])]].assign(kind="r")
             pp = per_pair(pd.concat([mine, base], ignore_index=True))
             c = pp[pp["series"] == "comp"]
             m, ci, n = mean_ci(c["throughput_kbps"])
@@ -784,7 +789,7 @@ def readings_rows(df, tcps: list[str]):
             above = share(arq > 1)
             above_hz = share(hz > 1)
             med = lambda x: float(x.median()) if len(x) else math.nan  # noqa: E731
-            rows.append({"reading": READING_LABELS[r], "TCP": t, "pairs": n, "seeds": len(seeds),
+            rows.append({"reading": READING_LABELS[r], "TCP": t, "pairs": n, "seeds": seeds_text(d.groupby("pair").size()),
                          "CoMP (kbit/s)": fmt_ci(m, ci, 0),
                          "multi-hop pairs": round(float(multi), 1) if math.isfinite(multi) else "-",
                          f"stalled (< {NEAR_ZERO_KBPS:g})": stalled,
