@@ -71,7 +71,10 @@ fn comp_delivers_the_original_bytes_over_several_paths() {
             assert!(r.flows[0].rx_bytes > 0, "{what}: nothing delivered");
             carried += u32::from(r.flows[0].goodput_kbps > 20.0);
         }
-        assert!(carried >= 2, "pair {pair}: {carried} of 3 seeds above 20 kbit/s");
+        assert!(
+            carried >= 2,
+            "pair {pair}: {carried} of 3 seeds above 20 kbit/s"
+        );
     }
 }
 

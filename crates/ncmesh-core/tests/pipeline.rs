@@ -91,7 +91,10 @@ fn pipeline_runs_are_deterministic_and_coefficient_only_equals_payload_mode() {
 fn combocoding_xors_combinations_and_both_directions_decode_the_exact_bytes() {
     for (hops, loss) in [(2, 0.0), (3, 0.1), (4, 0.2)] {
         let what = format!("{hops} hops, loss {loss}");
-        delivered_intact(&run(&string(hops, "combocoding", loss, 30.0)).unwrap(), &what);
+        delivered_intact(
+            &run(&string(hops, "combocoding", loss, 30.0)).unwrap(),
+            &what,
+        );
         // A neighbour keeps the copy it sent `scheme.piggycode.buffer_s` (1 s). Under loss
         // a pair can wait longer than that in a relay's 50-packet queue (the 4-hop string
         // at 20%: 3 of 38 coded frames then find no partner), so the decoding is checked

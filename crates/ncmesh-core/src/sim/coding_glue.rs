@@ -308,15 +308,14 @@ impl Sim {
             return self.aodv_tx_outcome(n, frame, outcome);
         }
         // Under AODV, the MAC's retry limit on a unicast: the link to the next hop is broken.
-        let broken = (self.aodv
-            && outcome == TxOutcome::Failed
-            && frame.mac_rx != crate::net::BROADCAST)
-            .then(|| {
-                (
-                    frame.mac_rx,
-                    frame.body.packets.first().map(|p| (p.src, p.dst)),
-                )
-            });
+        let broken =
+            (self.aodv && outcome == TxOutcome::Failed && frame.mac_rx != crate::net::BROADCAST)
+                .then(|| {
+                    (
+                        frame.mac_rx,
+                        frame.body.packets.first().map(|p| (p.src, p.dst)),
+                    )
+                });
         self.with_scheme(n, |s, cx| s.handle_outcome(cx, frame, outcome));
         if let Some((next, ends)) = broken {
             self.aodv_link_failure(n, next, ends);
