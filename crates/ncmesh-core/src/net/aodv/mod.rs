@@ -441,10 +441,7 @@ impl Aodv {
         let mut expired = std::mem::take(&mut self.scratch);
         self.buffer.expire(now, &mut expired);
         for packet in expired.drain(..) {
-            self.out.push_back(Output::Drop {
-                packet,
-                why: DropReason::Discovery,
-            });
+            self.drop_undiscovered(packet);
         }
         self.scratch = expired;
         if let Some(t) = self.next_hello.filter(|&t| t <= now) {
@@ -462,21 +459,24 @@ impl Aodv {
     fn buffer_packet(&mut self, now: Time, p: Packet) {
         self.stats.buffered += 1;
         if let Some(old) = self.buffer.push(now, p) {
-            self.out.push_back(Output::Drop {
-                packet: old,
-                why: DropReason::Discovery,
-            });
+            self.drop_undiscovered(old);
         }
+    }
+
+    /// A packet that waited for a route in vain (the buffer's time limit, its room, or a
+    /// discovery that failed) leaves with its own drop reason.
+    fn drop_undiscovered(&mut self, packet: Packet) {
+        self.out.push_back(Output::Drop {
+            packet,
+            why: DropReason::Discovery,
+        });
     }
 
     fn drop_buffered(&mut self, dest: NodeId) {
         let mut v = std::mem::take(&mut self.scratch);
         self.buffer.take(dest, &mut v);
         for packet in v.drain(..) {
-            self.out.push_back(Output::Drop {
-                packet,
-                why: DropReason::Discovery,
-            });
+            self.drop_undiscovered(packet);
         }
         self.scratch = v;
     }

@@ -53,30 +53,9 @@ pub struct AodvParams {
 }
 
 impl Default for AodvParams {
+    /// RFC 3561 §10's defaults: those of the scenario's `[routing.aodv]` (one source).
     fn default() -> Self {
-        AodvParams {
-            active_route_timeout: 3000 * MILLIS,
-            allowed_hello_loss: 2,
-            hello_interval: 1000 * MILLIS,
-            hello: false,
-            k: 5,
-            local_add_ttl: 2,
-            local_repair: false,
-            net_diameter: 35,
-            node_traversal_time: 40 * MILLIS,
-            rerr_ratelimit: 10,
-            rreq_retries: 2,
-            rreq_ratelimit: 10,
-            timeout_buffer: 2,
-            ttl_start: 1,
-            ttl_increment: 2,
-            ttl_threshold: 7,
-            buffer_packets: 64,
-            buffer_time: 30_000 * MILLIS,
-            jitter: 10 * MILLIS,
-            dest_only: false,
-            gratuitous_rrep: false,
-        }
+        AodvParams::from_cfg(&crate::scenario::schema::AodvCfg::default())
     }
 }
 
