@@ -213,10 +213,56 @@ fn combinations_aodv_cannot_serve_are_refused_with_one_line() {
         e.contains("routing.aodv.ttl_start") && e.contains("[1, 255]"),
         "{e}"
     );
+    let mut s = aodv(chain(2));
+    s.scheme.name = "comp".into();
+    let e = validate(&s).unwrap_err().to_string();
+    assert!(
+        e.contains("routing.protocol") && e.contains("overhears"),
+        "{e}"
+    );
     // A scheme that only queues and codes what it is given runs over AODV.
     let mut s = aodv(chain(2));
     s.scheme.name = "none".into();
     assert!(Sim::new(&s).is_ok());
+}
+
+#[test]
+fn schemes_that_ask_their_own_nodes_routes_run_over_aodv() {
+    // Wait-time insertion (its wait from the hops to both ends of the flow), adaptive
+    // ComboCoding (loss reports matched to the next hops back to the source), Horizon
+    // (candidate next hops with costs) and TCP-ARQ (R from the routing's path estimate,
+    // which AODV does not have) read the routes of their own node: under AODV, its table.
+    for (name, set) in [
+        ("waittime", ""),
+        ("combocoding", "adaptive"),
+        ("horizon", ""),
+        ("tcp-nc", "prior"),
+    ] {
+        let mut s = aodv(chain(3));
+        s.scheme.name = name.into();
+        match set {
+            "adaptive" => s.scheme.pipeline.adaptive = true,
+            "prior" => {
+                s.scheme.tcpnc.prior = ncmesh_core::coding::loss_estimate::LossPrior::Routing
+            }
+            _ => {}
+        }
+        validate(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let r = run(&s).unwrap();
+        let c = &r.conservation;
+        assert!(c.balanced, "{name}: {c:?}");
+        assert_eq!(
+            r.flows[0].path,
+            vec![0, 1, 2, 3],
+            "{name}: the route AODV found"
+        );
+        assert!(
+            r.flows[0].goodput_kbps > 50.0,
+            "{name}: {} kbit/s",
+            r.flows[0].goodput_kbps
+        );
+        assert!(r.nodes[0].aodv_discoveries >= 1, "{name}");
+    }
 }
 
 #[test]

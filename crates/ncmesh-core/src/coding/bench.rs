@@ -4,7 +4,7 @@
 use super::{SchemeCx, SchemeOut};
 use crate::engine::{Rng, StreamPurpose, Time};
 use crate::mobility::positions_at;
-use crate::net::{NextHop, NodeId, Routes};
+use crate::net::{NextHop, NodeId, RouteView, Routes};
 use crate::phy::loss::LossModel;
 use crate::phy::Channel;
 use crate::scenario::{build, BuildOptions};
@@ -53,6 +53,7 @@ impl Bench {
         let mut cx = SchemeCx {
             now,
             node,
+            route: RouteView::of(&self.routes, None, node, now),
             routes: &self.routes,
             channel: &self.channel,
             loss: &self.loss,

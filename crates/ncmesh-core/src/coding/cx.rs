@@ -2,7 +2,7 @@
 
 use super::{OutFrame, TxOutcome};
 use crate::engine::{Rng, Time};
-use crate::net::{DropReason, NextHops, NodeId, Packet, PathCost, Routes};
+use crate::net::{DropReason, NextHops, NodeId, Packet, PathCost, RouteView, Routes};
 use crate::phy::loss::LossModel;
 use crate::phy::Channel;
 
@@ -47,7 +47,12 @@ pub struct SchemeCx<'a> {
     pub now: Time,
     /// This node.
     pub node: NodeId,
-    /// The network's routes (next hops, paths, costs).
+    /// This node's routes (next hops, costs), whichever routing runs: what a scheme asks
+    /// of its own node goes through here.
+    pub route: RouteView<'a>,
+    /// The static tables of the whole network (other nodes' next hops, forwarder sets).
+    /// Under AODV they are the start positions' tables, not the routes in use: a scheme
+    /// that reads them is refused there (`registry::needs_static_routes`).
     pub routes: &'a Routes,
     /// Who hears whom, and the links' delivery estimates.
     pub channel: &'a Channel,
@@ -139,16 +144,16 @@ impl SchemeCx<'_> {
     }
     /// Next hop from this node for a packet of `flow` towards `dst`.
     pub fn next_hop(&self, dst: NodeId, flow: u32) -> Option<NodeId> {
-        self.routes.next_hop(self.node, dst, flow)
+        self.route.next_hop(dst, flow)
     }
     /// Every candidate next hop from this node for a packet of `flow` towards `dst`,
     /// cheapest first, with its cost.
     pub fn next_hops(&self, dst: NodeId, flow: u32) -> NextHops {
-        self.routes.next_hops(self.node, dst, flow)
+        self.route.next_hops(dst, flow)
     }
     /// Distance from this node to `dst` in hops and in ETX (None: unreachable).
     pub fn cost(&self, dst: NodeId) -> Option<PathCost> {
-        self.routes.cost(self.node, dst)
+        self.route.cost(dst)
     }
 }
 

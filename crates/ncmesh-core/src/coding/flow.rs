@@ -18,7 +18,7 @@
 use super::timers::Wake;
 use super::ControlMsg;
 use crate::engine::{Rng, Time};
-use crate::net::{DropReason, NodeId, Packet, PathCost, Routes};
+use crate::net::{DropReason, NodeId, Packet, PathCost, RouteView};
 
 /// What a flow coder asks of its node during a call; applied by the simulator after.
 #[derive(Debug, Default)]
@@ -43,8 +43,9 @@ pub struct FlowCx<'a> {
     pub now: Time,
     /// This node.
     pub node: NodeId,
-    /// The network's routes (paths, costs, forwarder sets).
-    pub routes: &'a Routes,
+    /// This node's routes (next hops, costs, the routing's path estimate), whichever
+    /// routing runs.
+    pub route: RouteView<'a>,
     /// This node's random stream for its flow coder.
     pub rng: &'a mut Rng,
     /// Free slots in the node's interface queue now (its capacity less what it and the
@@ -79,7 +80,7 @@ impl FlowCx<'_> {
     }
     /// Distance from this node to `dst` in hops and in ETX (None: unreachable).
     pub fn cost(&self, dst: NodeId) -> Option<PathCost> {
-        self.routes.cost(self.node, dst)
+        self.route.cost(dst)
     }
 }
 

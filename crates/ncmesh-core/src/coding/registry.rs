@@ -219,26 +219,18 @@ pub const INTRA: &[IntraEntry] = &[
 ];
 
 /// Why the coding set-up `k` needs static routing, if it does: its per-hop decisions
-/// read what on-demand routing (AODV) does not hold at the node (another node's next
-/// hop, every node's ETX distance) or what this implementation does not yet answer from
-/// AODV's table (candidate next hops with path costs, hop counts to the flow's ends).
+/// read what on-demand routing (AODV) does not hold at the node: another node's next hop
+/// or candidates, or every node's ETX distance. What a scheme asks of its own node (its
+/// next hops with their costs, its hop count to either end of a flow, the routing's loss
+/// estimate, which AODV does not have) it gets from AODV's table (`net::RouteView`).
 pub fn needs_static_routes(k: &SchemeCfg) -> Option<&'static str> {
     let why = match k.name.as_str() {
         "more" => "scheme.name = \"more\" (MORE's forwarder list: every node's ETX distance to the destination)",
         "cope" => "scheme.name = \"cope\" (it reads its next hop's next hop, which AODV keeps only at that node)",
         "ncaqm" => "scheme.name = \"ncaqm\" (it reads its next hop's next hop, which AODV keeps only at that node)",
         "bfly" => "scheme.name = \"bfly\" (it reads its next hop's next hop, which AODV keeps only at that node)",
-        "comp" => "scheme.name = \"comp\" (candidate next hops with path costs from the static table)",
-        "horizon" => "scheme.name = \"horizon\" (candidate next hops with path costs from the static table)",
-        "waittime" => "scheme.name = \"waittime\" (its wait time from the path's hop count in the static table)",
-        _ => {
-            let pipeline = k.intra == "pipeline" || matches!(k.name.as_str(), "pipeline" | "combocoding");
-            if pipeline && k.pipeline.adaptive {
-                "scheme.pipeline.adaptive = true (loss reports matched to the static table's next hops back to the source)"
-            } else {
-                return None;
-            }
-        }
+        "comp" => "scheme.name = \"comp\" (a node that overhears a combination reads the sender's candidate next hops, which AODV keeps only at the sender)",
+        _ => return None,
     };
     Some(why)
 }

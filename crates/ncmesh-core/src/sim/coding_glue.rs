@@ -9,7 +9,7 @@ use crate::coding::{
     SchemeCx, SchemeOut, TxOutcome,
 };
 use crate::engine::Time;
-use crate::net::Routes;
+use crate::net::{RouteView, Routes};
 use crate::phy::channel::Channel;
 use crate::phy::loss::LossModel;
 
@@ -35,6 +35,7 @@ fn call_scheme<R>(
     let mut cx = SchemeCx {
         now: w.now,
         node: n,
+        route: RouteView::of(w.routes, nd.aodv.as_deref(), n, w.now),
         routes: w.routes,
         channel: w.channel,
         loss: w.loss,
@@ -167,7 +168,7 @@ impl Sim {
             let mut cx = FlowCx {
                 now: self.now,
                 node: n,
-                routes: &self.routes,
+                route: RouteView::of(&self.routes, nd.aodv.as_deref(), n, self.now),
                 rng: &mut nd.rng_flow,
                 room,
                 out: &mut out,

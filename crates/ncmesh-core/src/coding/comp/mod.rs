@@ -188,7 +188,7 @@ impl Comp {
                 // A new downstream neighbour's loss starts from the routing's estimate
                 // of the link, which Alg. 1's reports then move (§II-B is silent).
                 for h in &hops {
-                    let d = cx.routes.link_delivery(cx.node, h.node).unwrap_or(1.0);
+                    let d = cx.route.link_delivery(h.node).unwrap_or(1.0);
                     f.est.start_from(h.node, 1.0 - d);
                 }
             }

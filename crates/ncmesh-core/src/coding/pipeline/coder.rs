@@ -107,9 +107,9 @@ impl PipelineCoder {
         let from = fb.map_or(p.src, |f| f.from);
         est.received((p.flow, p.src), from, id);
         if let Some(r) = fb.and_then(|f| f.report_for(cx.node)) {
-            let (me, back, flow) = (cx.node, p.src, p.flow);
+            let (back, flow) = (p.src, p.flow);
             est.reported((p.flow, p.dst), from, r, || {
-                let hops = cx.routes.next_hops_taken(me, back, flow);
+                let hops = cx.route.next_hops_taken(back, flow);
                 hops.iter().map(|h| h.node).collect()
             });
         }

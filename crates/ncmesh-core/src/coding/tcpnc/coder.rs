@@ -62,7 +62,7 @@ impl<F: FieldCoeffs> TcpNcCoder<F> {
                 .then(|| LossEstimate::new(params.loss_alpha));
             let mut r = params.redundancy;
             let prior = (params.prior == LossPrior::Routing)
-                .then(|| cx.routes.path_delivery(cx.node, dst, flow))
+                .then(|| cx.route.path_delivery(dst, flow))
                 .flatten();
             if let (Some(e), Some(d)) = (est.as_mut(), prior) {
                 // Before the first report: the routed path's loss as the routing
@@ -251,7 +251,7 @@ mod tests {
     use crate::coding::rlnc::Gf256;
     use crate::coding::FlowOut;
     use crate::engine::{Rng, StreamPurpose};
-    use crate::net::Routes;
+    use crate::net::{RouteView, Routes};
     use crate::transport::tcp::TcpHeader;
 
     /// Calls `f` on `coder` at `node` and returns what it asked for.
@@ -266,7 +266,7 @@ mod tests {
         let mut cx = FlowCx {
             now: 0,
             node,
-            routes: &routes,
+            route: RouteView::of(&routes, None, node, 0),
             rng,
             room: usize::MAX,
             out: &mut out,
@@ -300,7 +300,7 @@ mod tests {
             let mut cx = FlowCx {
                 now: 0,
                 node: src,
-                routes: &b.routes,
+                route: RouteView::of(&b.routes, None, src, 0),
                 rng: &mut rng,
                 room: usize::MAX,
                 out: &mut out,

@@ -215,10 +215,16 @@ impl Aodv {
     /// The next hop of the active route to `dest` at `now`, if any (read only: no
     /// lifetime changes).
     pub fn active_next_hop(&self, now: Time, dest: NodeId) -> Option<NodeId> {
+        self.active_route(now, dest).map(|r| r.0)
+    }
+
+    /// The next hop and hop count of the active route to `dest` at `now`, if any (read
+    /// only: no lifetime changes).
+    pub fn active_route(&self, now: Time, dest: NodeId) -> Option<(NodeId, u8)> {
         self.table
             .peek(dest)
             .filter(|r| r.state == RouteState::Valid && r.lifetime > now)
-            .map(|r| r.next_hop)
+            .map(|r| (r.next_hop, r.hops))
     }
 
     /// Is a discovery (or local repair) for `dest` under way?

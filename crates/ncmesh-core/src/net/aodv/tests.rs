@@ -629,3 +629,47 @@ fn rreq_origination_is_rate_limited() {
     assert_eq!(t[..2], [0, 0]);
     assert!(t[2] >= 1000, "{t:?}");
 }
+
+#[test]
+fn a_schemes_route_view_reads_the_nodes_active_aodv_routes() {
+    use crate::net::RouteView;
+    let mut net = Net::new(4, &chain(4), no_jitter());
+    net.send(0, 3);
+    net.run_until(2 * SECOND);
+    assert_eq!(net.delivered.len(), 1);
+    // The static tables of another topology (every node isolated): the view must not
+    // read them when the node runs AODV.
+    let statics = crate::net::Routes::new(vec![Vec::new(); 4], &[3], 1);
+    fn view<'a>(statics: &'a crate::net::Routes, net: &'a Net, n: NodeId) -> RouteView<'a> {
+        RouteView::of(statics, Some(&net.nodes[n as usize]), n, net.now)
+    }
+    let src = view(&statics, &net, 0);
+    assert_eq!(src.next_hop(3, 0), Some(1));
+    let hops = src.next_hops(3, 0);
+    assert_eq!(
+        (hops.len(), hops[0].node, hops[0].cost),
+        (1, 1, 3.0),
+        "one route, its hop count"
+    );
+    assert_eq!(src.next_hops_taken(3, 0).len(), 1);
+    assert_eq!(src.cost(3).map(|c| c.hops), Some(3));
+    assert_eq!(src.cost(0).map(|c| c.hops), Some(0), "to itself");
+    // A relay knows both ends: the forward route and the reverse route the RREQ left.
+    let relay = view(&statics, &net, 2);
+    assert_eq!(relay.cost(3).map(|c| c.hops), Some(1));
+    assert_eq!(relay.cost(0).map(|c| c.hops), Some(2));
+    assert_eq!(relay.next_hop(0, 0), Some(1));
+    // AODV estimates no link's loss.
+    assert_eq!(src.link_delivery(1), None);
+    assert_eq!(src.path_delivery(3, 0), None);
+    assert_eq!(view(&statics, &net, 1).next_hop(3, 0), Some(2));
+    // No route once its lifetime has passed without traffic to extend it (§6.2).
+    let later = net.nodes[0].entry(net.now, 3).unwrap().lifetime;
+    let expired = RouteView::of(&statics, Some(&net.nodes[0]), 0, later);
+    assert_eq!(expired.next_hop(3, 0), None);
+    assert!(expired.next_hops(3, 0).is_empty());
+    assert_eq!(expired.cost(3), None);
+    // Without AODV the view is the static tables'.
+    let stat = RouteView::of(&statics, None, 0, net.now);
+    assert_eq!(stat.next_hop(3, 0), None);
+}
