@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pytest
 
-from ncmesh.experiments import available, combocoding as cc, combocoding_manet as manet
+from ncmesh.experiments import available, combocoding as cc, combocoding_aodv as aodv, combocoding_manet as manet
 from ncmesh.sweep import load_sweep
 from test_experiments_common import assert_conclusions_under_claims
 from test_report_layout import assert_reproduction_layout
@@ -27,7 +27,8 @@ def test_registered_with_parts_and_the_papers_set_up():
         assert set(parts) == ({f"loss-{s}" for s in cc.LOSS_SERIES} | {f"string-{s}" for s in cc.STRING_SERIES}
                               | {f"readings{w}{c}" for w in ("", "-wide") for c in ("", "-pipeline", "-adaptive")}
                               | {f"altloss-{s}" for s in cc.LOSS_SERIES}
-                              | {f"alt-{s}" for s in cc.ALT_SERIES} | {"manet"})
+                              | {f"alt-{s}" for s in cc.ALT_SERIES} | {"manet", "manet-aodv"}
+                              | {"aodv-readings", "aodv-readings-pipeline", "aodv-readings-adaptive"})
     assert cc.FULL["seeds"] >= 10 and cc.FULL["hops"] == list(range(3, 10))
     full = cc.sweeps(False)
     # Full mode: grid points x the seed rule's first seeds (issue 30).
@@ -73,6 +74,25 @@ def test_registered_with_parts_and_the_papers_set_up():
     tuned = load_sweep(full["loss-pipeline"]).runs()
     assert {r.scenario["scheme"]["pipeline"]["redundancy"] for r in tuned} == set(cc.REDUNDANCIES)
     assert all(r.scenario["scheme"]["pipeline"]["forward_redundancy"] is None for r in tuned)
+
+
+def test_aodv_parts_are_the_string_set_up_with_on_demand_routing():
+    full = cc.sweeps(False)
+    for part in ("aodv-readings", "aodv-readings-pipeline", "aodv-readings-adaptive", "manet-aodv"):
+        runs = load_sweep(full[part]).runs()
+        assert {r.scenario["routing"]["protocol"] for r in runs} == {"aodv"}
+        assert {r.scenario["routing"]["paths"] for r in runs} == {1}
+    uncoded = load_sweep(full["aodv-readings"])
+    assert uncoded.points() == len(cc.FULL["readings_hops"]) * len(cc.READINGS) * 2
+    assert {r.scenario["scheme"]["name"] for r in uncoded.runs()} == {"none", "piggycode"}
+    (adaptive,) = {(r.scenario["scheme"]["name"], r.scenario["scheme"]["pipeline"]["adaptive"])
+                   for r in load_sweep(full["aodv-readings-adaptive"]).runs()}
+    assert adaptive == ("combocoding", True)
+    # The same strings as the string parts but for the routing.
+    a = load_sweep(full["aodv-readings-pipeline"]).runs()[0].scenario
+    b = load_sweep(full["string-pipeline"]).runs()[0].scenario
+    assert {k: v for k, v in a.items() if k not in ("routing", "loss", "topology", "nodes")} == \
+        {k: v for k, v in b.items() if k not in ("routing", "loss", "topology", "nodes")}
 
 
 def test_manet_part_is_the_two_path_set_up_with_a_relay_leaving():
@@ -198,10 +218,18 @@ def test_quick_summary_claims_and_figures(quick_run):
     assert len(s["claims"]) == 12 and all(isinstance(c["holds"], bool) for c in s["claims"])
     got = s["manet"]
     assert {k.rsplit("_", 1)[0] for k in got} == {f"{cc.READING}_{h}hops_{m}" for h in manet.HOPS
-                                                 for m in manet.SERIES}
-    # Over one path the flow stops once path 1 breaks; re-routed, it moves to path 2.
+                                                 for m in manet.ORDER}
+    # Over one path the flow stops once path 1 breaks; re-routed, it moves to path 2; AODV finds
+    # path 2 after the break on 2 hops per path (no other node leaves).
     assert all(got[f"{cc.READING}_{h}hops_one_w3"] < 0.1 for h in manet.HOPS)
     assert all(got[f"{cc.READING}_{h}hops_one-rerouted_w3"] > 1.0 for h in manet.HOPS)
+    assert got[f"{cc.READING}_2hops_{manet.AODV_SERIES}_w3"] > 1.0
+    # The route-break reading: every loss reading with AODV, its distance from Table 3 and the pattern at 40%.
+    assert set(s["aodv_readings"]) == set(cc.READINGS)
+    assert all(v["distance_aodv"] > 0 and isinstance(v["pattern"], bool) for v in s["aodv_readings"].values())
+    rows = list(csv.DictReader((out / "tables" / "table3_aodv.csv").open()))
+    assert len(rows) == len(cc.READINGS) * len(cc.TABLE3_SERIES) * len(cc.QUICK["readings_hops"])
+    assert all(float(r["route breaks per run"].split(" ")[0]) >= 1 for r in rows), "AODV breaks routes"
     assert_conclusions_under_claims(s["claims"], p.stdout)
     assert "Table 3: goodput (Mbit/s) per interval" in p.stdout and "(4.43)" in p.stdout
     for name in FIGURES:

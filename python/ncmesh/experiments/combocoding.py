@@ -10,8 +10,10 @@ in 20-50 s, 40% in 50-80 s, 20% in 80-110 s), `readings*` (Table 3's four column
 same strings under each reading of "per-link loss", with and without delayed ACKs, with
 interference over two hops or three, the coded columns with their variants; the closest to
 Table 3 as a whole is the set-up of the other parts), `manet` (Figs. 12-13: ComboCoding over
-one and two paths of a two-path MANET whose path 1 breaks near 97 s) and, not in the paper,
-`alt-*` and `altloss-*` (the string and loss parts under ALT_READING). `analyze` joins the tables,
+one and two paths of a two-path MANET whose path 1 breaks near 97 s), the route-break reading
+with AODV (`manet-aodv`, and `aodv-readings*`: Table 3's columns under each loss reading;
+combocoding_aodv.py) and, not in the paper, `alt-*` and `altloss-*` (the string and loss
+parts under ALT_READING). `analyze` joins the tables,
 figures, Pipeline's generation tail beside `ncmesh.analysis.pipeline_model`, the paper's
 claims and the notes."""
 
@@ -296,6 +298,11 @@ def sweeps(quick: bool = False) -> dict[str, dict]:
     from . import combocoding_manet as manet
 
     parts["manet"] = manet.sweep(f"{NAME}-manet", size["manet_readings"], seeds)
+    # The same MANET and Table 3's strings with AODV: the route-break reading.
+    from . import combocoding_aodv as aodv
+
+    parts["manet-aodv"] = manet.aodv_sweep(f"{NAME}-manet-aodv", size["manet_readings"], seeds)
+    parts.update(aodv.sweeps(size, quick))
     return parts
 
 
@@ -445,9 +452,12 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
                         ignore_index=True)
     from . import combocoding_manet as manet
 
+    from . import combocoding_aodv as aodv
+
     manet_df = manet.runs(results)
     parts = [_readings(readings), _table3(strings), _time_figures(series), _loss_figures(losses),
              _tuning(losses), _tail(tail_runs(results)), manet.analyze(manet_df, manet.series(results)),
+             aodv.analyze(aodv.runs(results), readings),
              _table3(alt, alt=True), _loss_figures(loss_runs(results, "altloss"), alt=True)]
     joined = Analysis.join(parts)
     groups = _conclusions(joined.summary)
@@ -463,7 +473,9 @@ def analyze(results: dict, quick: bool = False) -> Analysis:
                                        "each loss reading × delayed ACKs, with interference over two hops or three, "
                                        "the coded columns with their variants); manet (adaptive "
                                        "ComboCoding on the two-path MANET: hops per path × one or two paths × "
-                                       "routes kept or re-computed × loss reading); alt-adaptive, "
+                                       "routes kept or re-computed × loss reading); manet-aodv (the same with AODV); aodv-readings, "
+                                       "aodv-readings-pipeline, aodv-readings-adaptive (Table 3's four columns with AODV "
+                                       "under each loss reading: the route-break reading); alt-adaptive, "
                                        "alt-combocoding, alt-pipeline (not in the paper: the coded series under the "
                                        f"`{ALT_READING}` reading).")
 
@@ -695,7 +707,7 @@ def _loss_figures(df, alt: bool = False) -> Analysis:
 def _tuning(df) -> Analysis:
     import pandas as pd
 
-    d = df[df["series"].isin(TUNED)]
+    d = df[df["series"].isin(TUNED)] if not df.empty else df
     if d.empty:
         return Analysis()
     best = tuned(df)
@@ -734,7 +746,7 @@ def _tail(df) -> Analysis:
 
     from ..analysis.pipeline_model import pipeline_tail
 
-    d = df[df["loss"] > 0]
+    d = df[df["loss"] > 0] if not df.empty else df
     if d.empty:
         return Analysis()
     stats = stats_by(d, ["loss", "redundancy"], "given_up")

@@ -32,8 +32,12 @@ WINDOW_NAMES = ["20-50 s (0%)", "50-80 s (20%)", "80-95 s (0%, relay leaving)", 
 DROP = (96.0, 100.0)             # "first drops to zero": the lowest 1 s sample around the break
 # series -> (routing.paths, routing.follow_mobility)
 SERIES = {"one": (1, False), "two": (2, False), "one-rerouted": (1, True), "two-rerouted": (2, True)}
+# Not in the paper's text: one path found and repaired by AODV (part `manet-aodv`), the
+# routing QualNet runs in a MANET; AODV keeps one route per destination.
+AODV_SERIES = "one-aodv"
 LABELS = {"one": "one path", "two": "two paths", "one-rerouted": "one path, re-routed",
-          "two-rerouted": "two paths, re-routed"}
+          "two-rerouted": "two paths, re-routed", AODV_SERIES: "one path, AODV"}
+ORDER = list(SERIES) + [AODV_SERIES]
 
 GROUP = ClaimGroup("the two-path MANET", "", "docs/results/combocoding.md, Figs. 12-13")
 
@@ -50,22 +54,34 @@ def mover_waypoints() -> list[dict]:
             {"t_s": end, "x": a, "y": round(WIDTH_M + v * (end - MOVE_S), 6)}]
 
 
+def _base(settings: dict | None = None) -> dict:
+    loss = [{"frames": cc.READING, "schedule": [{"from_s": a, "to_s": b, "rate": r} for a, b, r in PHASES if r > 0]}]
+    return sweep_base("two-path", {"spacing": cc.SPACING_M, "width": WIDTH_M},
+                      {**cc.STRING_SETTINGS, "tcp.delayed_ack": cc.DELAYED_ACK, "loss": loss,
+                       "scheme.name": "combocoding", "scheme.pipeline.adaptive": True,
+                       "routing.spread": "round-robin", f"nodes.{MOVER}.waypoints": mover_waypoints(),
+                       **(settings or {})},
+                      duration=PHASES[-1][1], start=PHASES[0][0], start_spread=0.0, measure_start=PHASES[0][0],
+                      seed="run")
+
+
 def sweep(name: str, readings: list[str], seeds: dict) -> dict:
     """The part's sweep: hops per path × one or two paths × routes kept or re-computed ×
     `readings`. One path is routing.paths = 1 with the routes of the start: of the two
     equal-length paths the routing takes the one through the lower node ids, path 1 (the one
     that breaks); `routing.spread` is a no-op there."""
-    loss = [{"frames": cc.READING, "schedule": [{"from_s": a, "to_s": b, "rate": r} for a, b, r in PHASES if r > 0]}]
-    base = sweep_base("two-path", {"spacing": cc.SPACING_M, "width": WIDTH_M},
-                      {**cc.STRING_SETTINGS, "tcp.delayed_ack": cc.DELAYED_ACK, "loss": loss,
-                       "scheme.name": "combocoding", "scheme.pipeline.adaptive": True,
-                       "routing.spread": "round-robin", f"nodes.{MOVER}.waypoints": mover_waypoints()},
-                      duration=PHASES[-1][1], start=PHASES[0][0], start_spread=0.0, measure_start=PHASES[0][0],
-                      seed="run")
-    return {"name": name, "base": base,
+    return {"name": name, "base": _base(),
             "grid": {"hops": list(HOPS), "routing.paths": [1, 2], "routing.follow_mobility": [False, True],
                      "loss.0.frames": list(readings)},
             "seeds": seeds}
+
+
+def aodv_sweep(name: str, readings: list[str], seeds: dict) -> dict:
+    """The `manet-aodv` part: hops per path × `readings` with AODV (RFC 3561's defaults, no
+    HELLOs), which finds one of the two paths, loses it when the MAC's retries to the leaving
+    relay run out, and discovers the other."""
+    return {"name": name, "base": _base({"routing.protocol": "aodv", "routing.paths": 1}),
+            "grid": {"hops": list(HOPS), "loss.0.frames": list(readings)}, "seeds": seeds}
 
 
 def _series_name(paths, follow) -> str:
@@ -82,32 +98,42 @@ def runs(results: dict):
     (the lowest 1 s sample in DROP)."""
     import pandas as pd
 
-    res = results.get("manet")
-    if res is None:
-        return pd.DataFrame()
-    keys = ["hops", "routing.paths", "routing.follow_mobility", "loss.0.frames"]
-    df = cc._window_goodput(res.flow_series, keys, WINDOWS)
-    fs = res.flow_series
-    fs = fs[(fs["flow"] == 0) & (fs["t_s"] > DROP[0]) & (fs["t_s"] <= DROP[1] + 1e-9)]
-    low = (fs.groupby(keys + ["seed"], dropna=False)["goodput_kbps"].min() / 1000.0).rename("drop")
-    df = df.merge(low.reset_index(), on=keys + ["seed"], how="left")
-    df["series"] = [_series_name(p, f) for p, f in zip(df["routing.paths"], df["routing.follow_mobility"])]
-    return df.rename(columns={"loss.0.frames": "reading"}).drop(columns=["routing.paths", "routing.follow_mobility"])
+    frames = []
+    for part in ("manet", "manet-aodv"):
+        res = results.get(part)
+        if res is None:
+            continue
+        keys = ["hops", "loss.0.frames"] + (["routing.paths", "routing.follow_mobility"] if part == "manet" else [])
+        df = cc._window_goodput(res.flow_series, keys, WINDOWS)
+        fs = res.flow_series
+        fs = fs[(fs["flow"] == 0) & (fs["t_s"] > DROP[0]) & (fs["t_s"] <= DROP[1] + 1e-9)]
+        low = (fs.groupby(keys + ["seed"], dropna=False)["goodput_kbps"].min() / 1000.0).rename("drop")
+        df = df.merge(low.reset_index(), on=keys + ["seed"], how="left")
+        if part == "manet":
+            df["series"] = [_series_name(p, f) for p, f in zip(df.pop("routing.paths"),
+                                                                df.pop("routing.follow_mobility"))]
+        else:
+            df["series"] = AODV_SERIES
+        frames.append(df.rename(columns={"loss.0.frames": "reading"}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def series(results: dict):
     """Goodput over time: series, hops, reading, t_s, seed, goodput (Mbit/s)."""
     import pandas as pd
 
-    res = results.get("manet")
-    if res is None:
-        return pd.DataFrame()
-    fs = res.flow_series
-    fs = fs[fs["flow"] == 0]
-    return pd.DataFrame({"series": [_series_name(p, f) for p, f in
-                                    zip(fs["routing.paths"], fs["routing.follow_mobility"])],
-                         "hops": fs["hops"].astype(int), "reading": fs["loss.0.frames"], "t_s": fs["t_s"],
-                         "seed": fs["seed"], "goodput": fs["goodput_kbps"] / 1000.0})
+    frames = []
+    for part in ("manet", "manet-aodv"):
+        res = results.get(part)
+        if res is None:
+            continue
+        fs = res.flow_series
+        fs = fs[fs["flow"] == 0]
+        names = ([_series_name(p, f) for p, f in zip(fs["routing.paths"], fs["routing.follow_mobility"])]
+                 if part == "manet" else AODV_SERIES)
+        frames.append(pd.DataFrame({"series": names, "hops": fs["hops"].astype(int), "reading": fs["loss.0.frames"],
+                                    "t_s": fs["t_s"], "seed": fs["seed"], "goodput": fs["goodput_kbps"] / 1000.0}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def analyze(df, ts) -> Analysis:
@@ -118,7 +144,7 @@ def analyze(df, ts) -> Analysis:
         return Analysis()
     st = {i: stats_by(df, ["reading", "hops", "series"], f"w{i}") for i in range(len(WINDOWS))}
     rows, summary = [], {}
-    order = list(SERIES)
+    order = ORDER
     keys = sorted({(r, int(h), s) for r, h, s in zip(df["reading"], df["hops"], df["series"])},
                   key=lambda k: (k[0] != cc.READING, k[0], k[1], order.index(k[2])))
     for r, h, sname in keys:
@@ -130,7 +156,9 @@ def analyze(df, ts) -> Analysis:
         rows.append(row)
     note = ("Adaptive ComboCoding, goodput (Mbit/s, mean ± 95% CI) per window. Routes kept: the routes of the start, "
             "as the paper's recovery \"thanks to loss adaptation\" implies; re-routed: re-computed from the positions "
-            "every 0.1 s (an oracle routing protocol, not in the paper). The paper gives Fig. 13 as a plot only.")
+            "every 0.1 s (an oracle routing protocol, not in the paper); AODV: one path found, lost and found "
+            "again by AODV (RFC 3561's defaults, no HELLOs; not in the paper's text, the routing of its simulator "
+            "in a MANET). The paper gives Fig. 13 as a plot only.")
     readings = sorted(ts["reading"].unique(), key=lambda x: (x != cc.READING, x))
     hops = sorted(ts["hops"].unique())
     fig, axs = grid_figure(4.2 * len(hops), 3.2 * len(readings), len(readings), len(hops))
