@@ -11,14 +11,26 @@ NewReno with 1000-byte segments and delayed ACKs, bulk transfer from 1 s, goodpu
 [10 s, duration]) with AODV at RFC 3561's defaults on both sides: HELLOs off, no
 gratuitous RREPs, no local repair, 64-packet / 30 s buffer. Cases:
 
-- `chain-N`: a static chain of N hops;
+- `chain-N`: a static chain of N hops (TCP);
 - `break-4`: the 4-hop chain whose middle node (2) moves 400 m off the line at 20 s and
-  comes back at 30 s: the flow's only path breaks and returns.
+  comes back at 30 s: the flow's only path breaks and returns (TCP); `break-4-udp`: the
+  same with a 64 kbit/s UDP CBR flow of 512-byte datagrams;
+- `mobile-tcp`, `mobile-udp`: a random mobile network: 12 nodes in 600 m x 600 m, random
+  waypoint (uniform destinations, speeds uniform in [1, 5] m/s, 5 s pauses), a flow from
+  node 0 to node 11; the trace is drawn from the seed (Python's `random`), so both
+  simulators move the same nodes along the same waypoints (ns-3's WaypointMobilityModel;
+  ncmesh's `nodes.<i>.waypoints`, positions refreshed every `mobility_update_s` = 0.1 s).
 
-Per case and seed: goodput (kbit/s) and AODV messages sent (RREQ + RREP + RERR + HELLO,
-all nodes: ncmesh's counters; for ns-3, the frames of UDP port 654 each node's own
-capture shows it sending, read with tshark). ns-3 runs one process per run, as the
-anchor does. `--hello` turns HELLOs on on both sides (ns-3's default).
+Per case and seed, the same measures on both sides, from the counters and from each node's
+own capture read with tshark (ncmesh: `ncmesh.run(..., pcap_dir=)`; ns-3: EnablePcapAll):
+goodput (kbit/s; TCP), delivery ratio (UDP: datagrams received / sent), AODV messages sent
+(RREQ + RREP + RERR + HELLO, all nodes: ncmesh's counters; ns-3: the UDP/654 frames each
+node's capture shows it sending) and RREQs among them, route discovery time (the source's
+first data frame on the air after its first RREQ), first-packet delay (the flow's first
+packet at the destination after the application starts at 1 s) and, for `break-*`, time to
+repair (the first data frame at the destination after the node is back at 30.5 s) and, for
+UDP, datagrams lost. ns-3 runs one process per run, as the anchor does. `--hello` turns
+HELLOs on on both sides (ns-3's default).
 
 Where ns-3's AODV (src/aodv, 3.44) deviates from RFC 3561 and from ncmesh, as far as
 these cases show: its link-layer feedback (a MAC drop at the retry limit) finds the
@@ -37,23 +49,71 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 
-CASES = ["chain-1", "chain-2", "chain-4", "chain-6", "break-4"]
+CASES = ["chain-1", "chain-2", "chain-4", "chain-6", "break-4", "break-4-udp", "mobile-tcp", "mobile-udp"]
+SPACING_M = 200.0
+START_S = 1.0
+BACK_S = 30.5                    # break-*: the middle node is back on the line
+UDP_RATE_KBPS, UDP_BYTES = 64.0, 512
+MOBILE_NODES, MOBILE_AREA_M = 12, 600.0
+MOBILE_SPEED, MOBILE_PAUSE_S = (1.0, 5.0), 5.0
+
+
+def random_waypoint(seed: int, duration: float) -> list[list[tuple[float, float, float]]]:
+    """Per node, [(t, x, y)]: random waypoint in the square (the first point: the start
+    position at t = 0), drawn from `seed`."""
+    import random
+    rng = random.Random(seed)
+    out = []
+    for _ in range(MOBILE_NODES):
+        x, y, t = rng.uniform(0, MOBILE_AREA_M), rng.uniform(0, MOBILE_AREA_M), 0.0
+        pts = [(0.0, x, y)]
+        while t < duration:
+            t += MOBILE_PAUSE_S
+            pts.append((t, x, y))
+            nx, ny = rng.uniform(0, MOBILE_AREA_M), rng.uniform(0, MOBILE_AREA_M)
+            t += ((nx - x) ** 2 + (ny - y) ** 2) ** 0.5 / rng.uniform(*MOBILE_SPEED)
+            x, y = nx, ny
+            pts.append((t, x, y))
+        out.append([(round(a, 6), round(b, 6), round(c, 6)) for a, b, c in pts])
+    return out
+
+
+def case_spec(case: str, seed: int, duration: float) -> dict:
+    """What both simulators run: node positions and waypoints, the flow's ends and transport."""
+    udp = case.endswith("-udp")
+    if case.startswith("mobile"):
+        tracks = random_waypoint(seed, duration)
+        pos = [t[0][1:] for t in tracks]
+        wps = {i: [p for p in t[1:]] for i, t in enumerate(tracks)}
+        src, dst = 0, MOBILE_NODES - 1
+    else:
+        hops = int(case.split("-")[1])
+        pos = [(SPACING_M * i, 0.0) for i in range(hops + 1)]
+        wps = {}
+        if case.startswith("break"):
+            mid = (hops + 1) // 2
+            x = SPACING_M * mid
+            wps[mid] = [(t, x, y) for t, y in ((20.0, 0.0), (20.5, 400.0), (30.0, 400.0), (BACK_S, 0.0))]
+        src, dst = 0, hops
+    return {"positions": pos, "waypoints": {str(k): v for k, v in wps.items()}, "src": src, "dst": dst,
+            "udp": udp, "duration": duration, "back_s": BACK_S if case.startswith("break") else None}
 
 
 # ---------------------------------------------------------------- ns-3 side (subprocess)
 
-NS3_SCRIPT = r'''
+NS3_SCRIPT = r"""
 import sys, json
 from ns import ns
-hops, seed, dur, brk, pcap = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "1", sys.argv[5]
-hello = sys.argv[6] == "1"
-arp = sys.argv[7]
+spec = json.load(open(sys.argv[1]))
+seed, pcap, hello, arp = int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1", sys.argv[5]
+dur = spec["duration"]
 ns.RngSeedManager.SetSeed(1)
 ns.RngSeedManager.SetRun(seed)
 ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpNewReno"))
@@ -68,18 +128,18 @@ ns.Config.SetDefault("ns3::TcpSocketBase::WindowScaling", ns.BooleanValue(False)
 ns.Config.SetDefault("ns3::WifiMacQueue::MaxSize", ns.QueueSizeValue(ns.QueueSize("50p")))
 ns.Config.SetDefault("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(1000.0)))
 ns.Config.SetDefault("ns3::WifiMac::FrameRetryLimit", ns.UintegerValue(7))
-n = hops + 1
+n = len(spec["positions"])
+src, dst = spec["src"], spec["dst"]
 nodes = ns.NodeContainer(); nodes.Create(n)
 mob = ns.MobilityHelper()
 mob.SetMobilityModel("ns3::WaypointMobilityModel")
 mob.Install(nodes)
-mid = n // 2
 for i in range(n):
     m = nodes.Get(i).GetObject[ns.WaypointMobilityModel]()
-    m.AddWaypoint(ns.Waypoint(ns.Seconds(0.0), ns.Vector(200.0 * i, 0.0, 0.0)))
-    if brk and i == mid:
-        for t, y in ((20.0, 0.0), (20.5, 400.0), (30.0, 400.0), (30.5, 0.0)):
-            m.AddWaypoint(ns.Waypoint(ns.Seconds(t), ns.Vector(200.0 * i, y, 0.0)))
+    x, y = spec["positions"][i]
+    m.AddWaypoint(ns.Waypoint(ns.Seconds(0.0), ns.Vector(x, y, 0.0)))
+    for t, x, y in spec["waypoints"].get(str(i), []):
+        m.AddWaypoint(ns.Waypoint(ns.Seconds(t), ns.Vector(x, y, 0.0)))
 chan = ns.YansWifiChannelHelper()
 chan.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel")
 chan.AddPropagationLoss("ns3::RangePropagationLossModel", "MaxRange", ns.DoubleValue(250.0))
@@ -106,6 +166,7 @@ aodv.Set("GratuitousReply", ns.BooleanValue(False))
 stack = ns.InternetStackHelper(); stack.SetRoutingHelper(aodv); stack.Install(nodes)
 addr = ns.Ipv4AddressHelper(); addr.SetBase(ns.Ipv4Address("10.1.1.0"), ns.Ipv4Mask("255.255.255.0"))
 ifs = addr.Assign(devs)
+ips = [str(ifs.GetAddress(j)) for j in range(n)]
 ns.TrafficControlHelper().Uninstall(devs)
 if arp == "auto":
     ns.NeighborCacheHelper().PopulateNeighborCache()
@@ -117,75 +178,134 @@ elif arp == "permanent":
                 e = cache.Add(ifs.GetAddress(j))
                 e.SetMacAddress(devs.Get(j).GetAddress())
                 e.MarkPermanent()
-sh = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), 9000).ConvertTo())
-sapp = sh.Install(nodes.Get(n - 1)); sapp.Start(ns.Seconds(0.0)); sapp.Stop(ns.Seconds(dur + 1))
+factory = "ns3::UdpSocketFactory" if spec["udp"] else "ns3::TcpSocketFactory"
+sh = ns.PacketSinkHelper(factory, ns.InetSocketAddress(ns.Ipv4Address.GetAny(), 9000).ConvertTo())
+sapp = sh.Install(nodes.Get(dst)); sapp.Start(ns.Seconds(0.0)); sapp.Stop(ns.Seconds(dur + 1))
 sink = ns.DynamicCast[ns.PacketSink](sapp.Get(0))
-bh = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ifs.GetAddress(n - 1), 9000).ConvertTo())
-bh.SetAttribute("MaxBytes", ns.UintegerValue(0)); bh.SetAttribute("SendSize", ns.UintegerValue(1000))
-bapp = bh.Install(nodes.Get(0)); bapp.Start(ns.Seconds(1.0)); bapp.Stop(ns.Seconds(dur + 1))
+remote = ns.InetSocketAddress(ifs.GetAddress(dst), 9000).ConvertTo()
+if spec["udp"]:
+    oh = ns.OnOffHelper(factory, remote)
+    oh.SetConstantRate(ns.DataRate(f"{int(spec['rate_kbps'] * 1000)}bps"), spec["packet_bytes"])
+    app = oh.Install(nodes.Get(src))
+else:
+    bh = ns.BulkSendHelper(factory, remote)
+    bh.SetAttribute("MaxBytes", ns.UintegerValue(0)); bh.SetAttribute("SendSize", ns.UintegerValue(1000))
+    app = bh.Install(nodes.Get(src))
+app.Start(ns.Seconds(spec["start_s"])); app.Stop(ns.Seconds(dur))
 phy.EnablePcapAll(pcap, False)
 ns.Simulator.Stop(ns.Seconds(10.0)); ns.Simulator.Run(); rx0 = sink.GetTotalRx()
 ns.Simulator.Stop(ns.Seconds(dur - 10.0)); ns.Simulator.Run(); rx1 = sink.GetTotalRx()
 ns.Simulator.Destroy()
-print("RESULT " + json.dumps({"goodput_kbps": (rx1 - rx0) * 8 / (dur - 10.0) / 1e3,
-                              "macs": [str(m) for m in macs]}))
-'''
+print("RESULT " + json.dumps({"goodput_kbps": (rx1 - rx0) * 8 / (dur - 10.0) / 1e3, "rx_bytes": rx1,
+                              "macs": [str(m) for m in macs],
+                              "ips": ips}))
+"""
 
 
-def aodv_sent(pcap_prefix: str, n: int, macs: list[str]) -> int:
-    """AODV frames each node's own capture shows it sending (tshark), summed."""
-    total = 0
-    for i in range(n):
-        f = f"{pcap_prefix}-{i}-0.pcap"
-        if not os.path.exists(f):
-            continue
-        out = subprocess.run(["tshark", "-r", f, "-Y", f"aodv && wlan.ta == {macs[i]}",
-                              "-T", "fields", "-e", "aodv.type"],
-                             capture_output=True, text=True, check=True).stdout
-        total += sum(1 for t in out.split() if t in ("1", "2", "3"))
-    return total
+# ---------------------------------------------------------------- the captures (both sides)
+
+def tshark(path: str, flt: str, fields: list[str]) -> list[list[str]]:
+    if not os.path.exists(path):
+        return []
+    out = subprocess.run(["tshark", "-r", path, "-Y", flt, "-T", "fields", *sum((["-e", f] for f in fields), [])],
+                         capture_output=True, text=True, check=True).stdout
+    return [ln.split("\t") for ln in out.splitlines() if ln.strip()]
+
+
+def from_captures(pcap: list[str], macs: list[str], ips: list[str], spec: dict) -> dict:
+    """Measures read off each node's own capture (`pcap[i]`): AODV messages and RREQs sent,
+    discovery time, first-packet delay, time to repair."""
+    msgs = rreqs = 0
+    for i, f in enumerate(pcap):
+        types = [r[0] for r in tshark(f, f"aodv && wlan.ta == {macs[i]}", ["aodv.type"])]
+        msgs += sum(1 for t in types if t in ("1", "2", "3"))
+        rreqs += sum(1 for t in types if t == "1")
+    src, dst = spec["src"], spec["dst"]
+    data = f"ip.src == {ips[src]} && ip.dst == {ips[dst]} && !aodv && (tcp || udp)"
+    first = lambda rows: float(rows[0][0]) if rows else math.nan  # noqa: E731
+    t_rreq = first(tshark(pcap[src], f"aodv.type == 1 && wlan.ta == {macs[src]}", ["frame.time_epoch"]))
+    t_data = first(tshark(pcap[src], f"{data} && wlan.ta == {macs[src]}", ["frame.time_epoch"]))
+    arrivals = [float(r[0]) for r in tshark(pcap[dst], f"{data} && wlan.ra == {macs[dst]}", ["frame.time_epoch"])]
+    out = {"aodv_msgs": msgs, "rreqs": rreqs, "discovery_s": t_data - t_rreq,
+           "first_packet_s": (arrivals[0] - START_S) if arrivals else math.nan}
+    if spec["back_s"] is not None:
+        after = [t for t in arrivals if t >= spec["back_s"]]
+        out["repair_s"] = (after[0] - spec["back_s"]) if after else math.nan
+    return out
 
 
 def run_ns3(py: str, case: str, seed: int, duration: float, hello: bool, arp: str = "permanent") -> dict:
     import json
-    hops = int(case.split("-")[1])
-    brk = case.startswith("break")
+    spec = case_spec(case, seed, duration)
     with tempfile.TemporaryDirectory() as d:
+        spec_file = os.path.join(d, "spec.json")
+        with open(spec_file, "w") as f:
+            json.dump({**spec, "start_s": START_S, "rate_kbps": UDP_RATE_KBPS, "packet_bytes": UDP_BYTES}, f)
         prefix = os.path.join(d, "aodv")
-        out = subprocess.run([py, "-c", NS3_SCRIPT, str(hops), str(seed), str(duration),
-                              "1" if brk else "0", prefix, "1" if hello else "0",
-                              arp],
+        out = subprocess.run([py, "-c", NS3_SCRIPT, spec_file, str(seed), prefix, "1" if hello else "0", arp],
                              capture_output=True, text=True, check=True).stdout
         line = next(x for x in out.splitlines() if x.startswith("RESULT "))
         r = json.loads(line[7:])
-        r["aodv_msgs"] = aodv_sent(prefix, hops + 1, r.pop("macs"))
+        n = len(spec["positions"])
+        r.update(from_captures([f"{prefix}-{i}-0.pcap" for i in range(n)], r.pop("macs"), r.pop("ips"), spec))
+    if spec["udp"]:
+        # OnOff at a constant rate: one datagram every 8 * bytes / rate from the start to `duration`.
+        sent = int((duration - START_S) * UDP_RATE_KBPS * 1000 / (8 * UDP_BYTES))
+        got = r["rx_bytes"] // UDP_BYTES
+        r.update(sent=sent, delivery=got / sent, lost=sent - got)
     return r
 
 
 # ---------------------------------------------------------------- ncmesh side
 
 
-def run_ncmesh(case: str, seed: int, duration: float, hello: bool) -> dict:
+def run_ncmesh(case: str, seed: int, duration: float, hello: bool, rreq_retries: int = 2) -> dict:
     import ncmesh
-    hops = int(case.split("-")[1])
-    sc = ncmesh.Scenario.build("chain", hops=hops, duration=duration)
+    spec = case_spec(case, seed, duration)
+    n = len(spec["positions"])
+    sc = ncmesh.Scenario.build("chain", hops=n - 1, duration=duration)
     sc.update({
         "simulation.seed": seed,
         "simulation.measure_start_s": 10.0,
         "routing.protocol": "aodv",
         "routing.aodv.hello": hello,
+        "routing.aodv.rreq_retries": rreq_retries,
         # ns-3 keeps the doubled CW after a drop at the retry limit (chain-vs-ns3 does too).
         "mac.cw_reset_after_drop": False,
+        "flows.0.src": spec["src"], "flows.0.dst": spec["dst"], "flows.0.start_s": START_S,
     })
-    if case.startswith("break"):
-        mid = (hops + 1) // 2
-        x = sc.resolved()["nodes"][mid]["x"]
-        sc.set(f"nodes.{mid}.waypoints", [
-            {"t_s": t, "x": x, "y": y} for t, y in ((20.0, 0.0), (20.5, 400.0), (30.0, 400.0), (30.5, 0.0))])
-    r = ncmesh.run(sc)
-    nodes = r.nodes
-    msgs = int(nodes[["aodv_rreq_tx", "aodv_rrep_tx", "aodv_rerr_tx", "aodv_hello_tx"]].to_numpy().sum())
-    return {"goodput_kbps": float(r.flows["goodput_kbps"].iloc[0]), "aodv_msgs": msgs}
+    for i, (x, y) in enumerate(spec["positions"]):
+        sc.set(f"nodes.{i}.x", x)
+        sc.set(f"nodes.{i}.y", y)
+    for i, pts in spec["waypoints"].items():
+        sc.set(f"nodes.{i}.waypoints", [{"t_s": t, "x": x, "y": y} for t, x, y in pts])
+    if spec["udp"]:
+        sc.update({"flows.0.transport": "udp", "flows.0.app": "cbr", "flows.0.rate_kbps": UDP_RATE_KBPS,
+                   "flows.0.packet_bytes": UDP_BYTES})
+    with tempfile.TemporaryDirectory() as d:
+        r = ncmesh.run(sc, pcap_dir=d)
+        macs = [f"02:00:00:00:{i >> 8 & 0xff:02x}:{i & 0xff:02x}" for i in range(n)]
+        ips = [f"10.0.{i >> 8 & 0xff}.{i & 0xff}" for i in range(n)]
+        out = from_captures([os.path.join(d, f"node-{i}.pcap") for i in range(n)], macs, ips, spec)
+    nodes, flow = r.nodes, r.flows.iloc[0]
+    out["aodv_msgs"] = int(nodes[["aodv_rreq_tx", "aodv_rrep_tx", "aodv_rerr_tx", "aodv_hello_tx"]].to_numpy().sum())
+    out["rreqs"] = int(nodes["aodv_rreq_tx"].sum())
+    out["goodput_kbps"] = float(flow["goodput_kbps"])
+    if spec["udp"]:
+        sent, got = int(flow["tx_packets"]), int(flow["rx_bytes"]) // UDP_BYTES
+        out.update(sent=sent, delivery=got / sent, lost=sent - got)
+    return out
+
+
+MEASURES = [("goodput_kbps", "goodput kbit/s", "{:.1f}"), ("delivery", "delivery ratio", "{:.3f}"),
+            ("lost", "datagrams lost", "{:.0f}"), ("aodv_msgs", "AODV msgs", "{:.0f}"), ("rreqs", "RREQs", "{:.0f}"),
+            ("discovery_s", "discovery s", "{:.3f}"), ("first_packet_s", "first packet s", "{:.3f}"),
+            ("repair_s", "repair s", "{:.2f}")]
+
+
+def _mean(xs: list) -> float:
+    xs = [x for x in xs if x is not None and not math.isnan(x)]
+    return statistics.mean(xs) if xs else math.nan
 
 
 def main() -> None:
@@ -201,28 +321,40 @@ def main() -> None:
                          "traffic, as ncmesh, and AODV's link-layer feedback works), pre-filled by "
                          "NeighborCacheHelper as the anchor does (its auto-generated entries hide "
                          "the neighbours' MAC addresses from AODV: no link-layer feedback), or ARP")
+    ap.add_argument("--rreq-retries", type=int, default=2,
+                    help="ncmesh's RREQ_RETRIES (RFC 3561: 2 retries at NET_DIAMETER after the first RREQ "
+                         "there; ns-3 sends RreqRetries = 2 RREQs at NET_DIAMETER in all, as ncmesh with 1)")
     ap.add_argument("--out", help="also write the rows (CSV) to this file")
     a = ap.parse_args()
+    bad = [c for c in a.cases if c not in CASES and not (c.startswith("chain-") and c[6:].isdigit())]
+    if bad:
+        ap.error(f"--cases: {', '.join(bad)} not allowed: expected chain-N or one of {', '.join(CASES)}")
     rows = []
     for case in a.cases:
         for seed in range(1, a.seeds + 1):
-            ours = run_ncmesh(case, seed, a.duration, a.hello)
+            ours = run_ncmesh(case, seed, a.duration, a.hello, a.rreq_retries)
             theirs = run_ns3(a.ns3_python, case, seed, a.duration, a.hello, a.arp)
-            rows.append({"case": case, "seed": seed,
-                         "ncmesh_kbps": round(ours["goodput_kbps"], 1),
-                         "ns3_kbps": round(theirs["goodput_kbps"], 1),
-                         "ncmesh_aodv_msgs": ours["aodv_msgs"], "ns3_aodv_msgs": theirs["aodv_msgs"]})
-            print(rows[-1], flush=True)
-    print("\n| case | ncmesh kbit/s | ns-3 kbit/s | diff | ncmesh AODV msgs | ns-3 AODV msgs |")
-    print("|---|---|---|---|---|---|")
+            row = {"case": case, "seed": seed}
+            for k, _, _ in MEASURES:
+                row[f"ncmesh_{k}"], row[f"ns3_{k}"] = ours.get(k, math.nan), theirs.get(k, math.nan)
+            rows.append(row)
+            print({k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}, flush=True)
+    print(f"\nmean of seeds 1-{a.seeds}; ncmesh / ns-3, and (ncmesh - ns-3) / ns-3 for goodput and delivery\n")
+    print("| case | " + " | ".join(label for _, label, _ in MEASURES) + " |")
+    print("|---|" + "---|" * len(MEASURES))
     for case in a.cases:
         rs = [r for r in rows if r["case"] == case]
-        m = statistics.mean(r["ncmesh_kbps"] for r in rs)
-        t = statistics.mean(r["ns3_kbps"] for r in rs)
-        diff = f"{(m - t) / t * 100:+.1f}%" if t > 0 else "n/a"
-        mm = statistics.mean(r["ncmesh_aodv_msgs"] for r in rs)
-        tm = statistics.mean(r["ns3_aodv_msgs"] for r in rs)
-        print(f"| {case} | {m:.1f} | {t:.1f} | {diff} | {mm:.0f} | {tm:.0f} |")
+        cells = []
+        for k, _, fmt in MEASURES:
+            m, t = _mean([r[f"ncmesh_{k}"] for r in rs]), _mean([r[f"ns3_{k}"] for r in rs])
+            if math.isnan(m) and math.isnan(t):
+                cells.append("-")
+                continue
+            cell = f"{fmt.format(m)} / {fmt.format(t)}"
+            if k in ("goodput_kbps", "delivery") and t > 0:
+                cell += f" ({(m - t) / t * 100:+.1f}%)"
+            cells.append(cell)
+        print(f"| {case} | " + " | ".join(cells) + " |")
     if a.out:
         with open(a.out, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
