@@ -214,6 +214,7 @@ pub fn to_toml(sc: &Scenario) -> String {
         "cubic_fast_convergence",
         c.cubic_fast_convergence.to_string(),
     );
+    kv(&mut o, "cubic_hystart", c.cubic_hystart.to_string());
 
     o.push_str("\n[scheme]\n");
     crate::coding::registry::emit(&sc.scheme, &mut o, s);

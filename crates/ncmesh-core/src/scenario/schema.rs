@@ -666,6 +666,11 @@ pub struct TcpCfg {
     /// `"cubic"`: fast convergence (RFC 9438 §4.7): a loss below the last W_max
     /// remembers W_max = cwnd (1 + β_cubic) / 2.
     pub cubic_fast_convergence: bool,
+    /// `"cubic"`: HyStart++ (RFC 9406) in the initial slow start: when a round's minimum
+    /// RTT rises by clamp(last round's / 8, 4 ms, 16 ms), slow start grows a quarter as
+    /// fast (Conservative Slow Start) and, unless the RTT falls back, ends after 5 rounds.
+    /// Off: RFC 5681 slow start. Linux's CUBIC runs HyStart, not HyStart++.
+    pub cubic_hystart: bool,
 }
 
 impl Default for TcpCfg {
@@ -702,6 +707,7 @@ impl Default for TcpCfg {
             cubic_c: 0.4,
             cubic_beta: 0.7,
             cubic_fast_convergence: true,
+            cubic_hystart: false,
         }
     }
 }

@@ -106,6 +106,7 @@ impl TcpConfig {
                 c: c.cubic_c,
                 beta: c.cubic_beta,
                 fast_convergence: c.cubic_fast_convergence,
+                hystart: c.cubic_hystart,
             },
             bbr: BbrParams::default(),
             hops: None,
@@ -197,7 +198,8 @@ mod tests {
             CubicParams {
                 c: 0.5,
                 beta: 0.8,
-                fast_convergence: false
+                fast_convergence: false,
+                hystart: false
             }
         );
         // The thresholds Sundararajan et al.'s TCP/NC runs are recalled to use.

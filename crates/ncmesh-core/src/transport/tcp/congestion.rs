@@ -438,6 +438,7 @@ mod tests {
                 c: 0.5,
                 beta: 0.8,
                 fast_convergence: false,
+                hystart: false,
             },
             ..cfg(TcpVariant::Cubic)
         }) {
@@ -446,7 +447,8 @@ mod tests {
                 CubicParams {
                     c: 0.5,
                     beta: 0.8,
-                    fast_convergence: false
+                    fast_convergence: false,
+                    hystart: false
                 }
             ),
             other => panic!("{other:?}"),

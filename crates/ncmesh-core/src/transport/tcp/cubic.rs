@@ -17,10 +17,12 @@
 //! sender's loss window applies and the next congestion-avoidance stage starts with
 //! K = 0 and W_max = W_est = the window at its start.
 //!
-//! Slow start is RFC 5681's (§4.10 allows it; HyStart++ is not modelled). Loss
-//! recovery is the sender's, as for every variant.
+//! Slow start is RFC 5681's (§4.10), or with `hystart` HyStart++ (RFC 9406, which §4.10
+//! recommends) in the initial slow start. Loss recovery is the sender's, as for every variant.
 
 use super::congestion::{CongestionControl, Reno, Window};
+use super::hystart::{HyStart, HyStartParams, RoundEnd};
+use super::rate::{RateSample, RateSampler};
 use crate::engine::{to_secs, Time};
 
 /// CUBIC's constants, with RFC 9438's names and defaults.
@@ -32,6 +34,8 @@ pub struct CubicParams {
     pub beta: f64,
     /// Fast convergence (§4.7, on by default).
     pub fast_convergence: bool,
+    /// HyStart++ (RFC 9406) in the initial slow start (§4.10; off: RFC 5681's).
+    pub hystart: bool,
 }
 
 impl Default for CubicParams {
@@ -40,6 +44,7 @@ impl Default for CubicParams {
             c: 0.4,
             beta: 0.7,
             fast_convergence: true,
+            hystart: false,
         }
     }
 }
@@ -63,6 +68,10 @@ pub struct Cubic {
     srtt: Time,
     /// Fraction of a byte of growth not yet applied, in [0, 1).
     carry: f64,
+    /// HyStart++ while the initial slow start lasts (`params.hystart`).
+    hystart: Option<HyStart>,
+    /// Bytes of Conservative Slow Start growth not yet applied (below one divisor's worth).
+    css_carry: u64,
 }
 
 impl Cubic {
@@ -77,7 +86,16 @@ impl Cubic {
             w_est: 0.0,
             srtt: 0,
             carry: 0.0,
+            hystart: params
+                .hystart
+                .then(|| HyStart::new(HyStartParams::default())),
+            css_carry: 0,
         }
+    }
+
+    /// HyStart++'s state, if it runs.
+    pub fn hystart(&self) -> Option<&HyStart> {
+        self.hystart.as_ref()
     }
 
     /// The constants in force.
@@ -132,8 +150,18 @@ impl CongestionControl for Cubic {
             return;
         }
         if w.in_slow_start() {
-            // RFC 9438 §4.10: RFC 5681 slow start.
-            Reno.on_ack(w, now, acked);
+            // RFC 9438 §4.10: RFC 5681 slow start; in HyStart++'s CSS the increase is
+            // divided by CSS_GROWTH_DIVISOR (RFC 9406 §4.2).
+            let div = self.hystart.as_ref().map_or(1, HyStart::growth_divisor);
+            if div == 1 {
+                Reno.on_ack(w, now, acked);
+            } else {
+                let mut ss = *w;
+                Reno.on_ack(&mut ss, now, acked);
+                let grown = ss.cwnd - w.cwnd + self.css_carry;
+                self.css_carry = grown % div;
+                w.cwnd += grown / div;
+            }
             return;
         }
         let smss = w.smss as f64;
@@ -171,7 +199,50 @@ impl CongestionControl for Cubic {
         ((w.cwnd as f64 * self.params.beta) as u64).max(2 * w.smss)
     }
 
+    fn on_cumulative_ack(
+        &mut self,
+        w: &mut Window,
+        _now: Time,
+        ack: u64,
+        snd_nxt: u64,
+        in_recovery: bool,
+    ) {
+        let Some(h) = self.hystart.as_mut() else {
+            return;
+        };
+        if in_recovery || !w.in_slow_start() {
+            return;
+        }
+        if h.on_round_check(ack, snd_nxt) == RoundEnd::EnterCongestionAvoidance {
+            // RFC 9406 §4.2: after CSS_ROUNDS rounds of CSS, ssthresh = cwnd.
+            w.ssthresh = w.cwnd;
+        }
+    }
+
+    fn wants_rate_samples(&self) -> bool {
+        // RFC 9406 §4.2 takes an RTT sample per ACK: the rate sampler's (RFC 6298's
+        // timed segment gives one per round trip).
+        self.hystart.is_some()
+    }
+
+    fn on_rate_sample(
+        &mut self,
+        w: &mut Window,
+        _now: Time,
+        rs: &RateSample,
+        _sampler: &mut RateSampler,
+    ) {
+        if let (Some(h), Some(rtt)) = (self.hystart.as_mut(), rs.rtt) {
+            if w.in_slow_start() {
+                h.on_rtt(rtt);
+            }
+        }
+    }
+
     fn on_loss(&mut self, w: &Window, _now: Time) {
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_congestion();
+        }
         let cwnd = w.cwnd as f64 / w.smss as f64;
         // §4.7: fast convergence releases bandwidth to newer flows by remembering a
         // lower W_max when the window did not regain the previous one.
@@ -187,6 +258,9 @@ impl CongestionControl for Cubic {
     }
 
     fn on_timeout(&mut self) {
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_congestion();
+        }
         // §4.8: the first congestion-avoidance stage after a timeout uses K = 0 and
         // W_max = W_est = the window at its start (start_epoch with W_max cleared).
         self.w_max = 0.0;
@@ -361,6 +435,60 @@ mod tests {
         assert_eq!(cc.k(), 0.0, "§4.8: K = 0");
         assert_eq!(cc.w_max(), start, "§4.8: W_max = the window at the start");
         assert!(segs(&w) >= start);
+    }
+
+    #[test]
+    fn hystart_slows_slow_start_on_an_rtt_rise_and_ends_it_after_css_rounds() {
+        use crate::transport::tcp::hystart::Phase;
+        // A window of cwnd segments per round, each ACK one segment with an RTT sample:
+        // 100 ms for 2 rounds, then 130 ms (a rise beyond RFC 9406's 12.5 ms threshold).
+        let mut cc = Cubic::new(CubicParams {
+            hystart: true,
+            ..CubicParams::default()
+        });
+        assert!(cc.wants_rate_samples(), "per-ACK RTT samples");
+        let mut w = Window::new(MSS, 10);
+        let mut sampler = RateSampler::new();
+        let (mut acked, mut sent) = (0u64, 10 * MSS);
+        let mut growth = Vec::new();
+        for round in 0..12 {
+            if !w.in_slow_start() {
+                break;
+            }
+            let rtt = if round < 2 { 100 } else { 130 } * MILLIS;
+            let before = w.cwnd;
+            let segs = w.cwnd / MSS;
+            for _ in 0..segs {
+                acked += MSS;
+                cc.on_cumulative_ack(&mut w, 0, acked, sent, false);
+                cc.on_ack(&mut w, 0, MSS);
+                let rs = RateSample {
+                    rtt: Some(rtt),
+                    ..RateSample::default()
+                };
+                cc.on_rate_sample(&mut w, 0, &rs, &mut sampler);
+                sent = acked + w.cwnd; // a window-limited sender: cwnd in flight
+            }
+            growth.push((w.cwnd - before) as f64 / before as f64);
+        }
+        // Rounds 0-1 double (slow start), round 2 sees the rise after 8 samples and
+        // grows a quarter as fast from then, rounds 3-7 are CSS; after CSS_ROUNDS (5)
+        // ssthresh = cwnd: congestion avoidance.
+        assert!(growth[0] > 0.99 && growth[1] > 0.99, "{growth:?}");
+        for g in &growth[3..7] {
+            assert!(
+                (g - 0.25).abs() < 0.01,
+                "CSS grows by cwnd / 4 per round: {growth:?}"
+            );
+        }
+        assert!(!w.in_slow_start(), "{growth:?}");
+        // ssthresh = the cwnd at the fifth CSS round's end; the rest of that round's ACKs
+        // grew it a little in congestion avoidance.
+        assert!(w.ssthresh <= w.cwnd && w.cwnd - w.ssthresh < MSS, "{w:?}");
+        assert_eq!(cc.hystart().map(|h| h.phase()), Some(Phase::Done));
+        // Without HyStart++ the same rounds keep doubling.
+        let plain = Cubic::new(CubicParams::default());
+        assert!(!plain.wants_rate_samples() && plain.hystart().is_none());
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod config;
 pub mod congestion;
 pub mod cubic;
 pub mod few;
+pub mod hystart;
 pub mod max_filter;
 pub mod prr;
 pub mod rack;
