@@ -107,7 +107,9 @@ def test_quick_summary_tables_and_figure(quick_run):
     assert {"piggycode", "wait30", "piggycode-stack"} <= set(s["gains"]["wait-time"]["2-hop chain"])
     for per in s["reordering"].values():
         assert set(per) == {"none", "piggycode", "piggycode-stack"}
-    assert len(s["claims"]) == len(modern_tcp.PAPERS) + 1
+    # Each paper's headline claim under Linux's TCP and under Linux's with BBR, and the reordering claim.
+    assert len(s["claims"]) == 2 * len(modern_tcp.PAPERS) + 1
+    assert sum("with BBR" in c["claim"] for c in s["claims"]) == len(modern_tcp.PAPERS)
     assert all(isinstance(c["holds"], bool) for c in s["claims"])
     assert_conclusions_under_claims(s["claims"], p.stdout)
     rows = list(csv.DictReader(open(out / "tables" / "gains.csv")))

@@ -321,19 +321,23 @@ def _figure(g) -> Analysis:
         colors = {st: f"C{i}" for i, st in enumerate(setups)}
         lo, hi = 0.0, 0.0
         shown_series, shown_setups = [], []
-        for _, setup, s in d:
-            ex, ey = _entry(g, paper, setup, s, "paper"), _entry(g, paper, setup, s, "linux")
+        shown_tcps = []
+        for (_, setup, s), tcp in ((c, t) for c in d for t in ("linux", "bbr")):
+            ex, ey = _entry(g, paper, setup, s, "paper"), _entry(g, paper, setup, s, tcp)
             if not ex or not ey or ex["near_zero"] or ey["near_zero"]:
                 continue
             x, xci, y, yci = ex["mean"], ex["ci95"], ey["mean"], ey["ci95"]
             if not (math.isfinite(x) and math.isfinite(y)):
                 continue
             xci, yci = (c if math.isfinite(c) else 0.0 for c in (xci, yci))
+            # Filled: Linux's TCP (CUBIC); hollow: Linux's TCP with BBR.
             ax.errorbar([x], [y], xerr=[xci], yerr=[yci], marker=MARKERS[series.index(s) % len(MARKERS)],
-                        color=colors[setup], capsize=2, linestyle="none", markersize=6)
+                        color=colors[setup], capsize=2, linestyle="none", markersize=6,
+                        markerfacecolor=colors[setup] if tcp == "linux" else "none")
             lo, hi = min(lo, x - xci, y - yci), max(hi, x + xci, y + yci)
             shown_series += [s] if s not in shown_series else []
             shown_setups += [setup] if setup not in shown_setups else []
+            shown_tcps += [tcp] if tcp not in shown_tcps else []
         pad = 0.05 * (hi - lo or 1.0)
         lim = (lo - pad, hi + pad)
         ax.plot(lim, lim, color="0.5", linewidth=0.8, linestyle="--")
@@ -351,12 +355,15 @@ def _figure(g) -> Analysis:
             continue
         handles = ([Line2D([], [], marker=MARKERS[series.index(s) % len(MARKERS)], color="0.3", linestyle="none",
                            label=LABELS[s]) for s in shown_series]
-                   + [Line2D([], [], marker="s", color=colors[st], linestyle="none", label=st) for st in shown_setups])
+                   + [Line2D([], [], marker="s", color=colors[st], linestyle="none", label=st) for st in shown_setups]
+                   + [Line2D([], [], marker="o", color="0.3", linestyle="none", label=TCP_LABEL[t],
+                             markerfacecolor="0.3" if t == "linux" else "none") for t in shown_tcps])
         ax.legend(handles=handles, fontsize=6, loc="best")
     axs[0, 0].set_ylabel("gain under Linux's TCP (%)")
     return Analysis(figures=[FigureOut(
-        "gain_paper_vs_linux", "Coding gain under the paper's TCP (x) against under Linux's (y)", fig,
-        "One point per scheme (marker) and set-up (colour), mean ± 95% CI over seeds. On the dashed diagonal the "
+        "gain_paper_vs_linux", "Coding gain under the paper's TCP (x) against under Linux's (y), CUBIC and BBR", fig,
+        "One point per scheme (marker), set-up (colour) and Linux TCP (filled: CUBIC; hollow: BBR), mean ± 95% CI "
+        "over seeds. On the dashed diagonal the "
         "gain is the same under both TCPs; below it today's TCP takes some of it away, above it adds to it. Set-ups "
         f"whose no-coding baseline carries under {NEAR_ZERO_KBPS:g} kbit/s have no percentage and no point.")])
 
@@ -461,9 +468,9 @@ def _claims(summary: dict) -> list[Claim]:
     verdicts = {p: {tcp: check(tcp) for tcp in TCPS} for p, _, _, check in out}
     recoveries = _extra_recoveries(summary["reordering"])
     groups = _conclusions(summary, verdicts, recoveries)
-    claims = [Claim(f"{text}, under Linux's TCP", f"{shown(p, pairs)} (the paper's TCP / Linux's / Linux's with BBR); under the "
-                    f"paper's TCP it {'holds' if verdicts[p]['paper'].holds else 'does not hold'}",
-                    verdicts[p]["linux"], groups[p]) for p, text, pairs, _ in out]
+    claims = [Claim(f"{text}, under {TCP_LABEL[tcp]}", f"{shown(p, pairs)} (the paper's TCP / Linux's / Linux's with BBR); "
+                    f"under the paper's TCP it {'holds' if verdicts[p]['paper'].holds else 'does not hold'}",
+                    verdicts[p][tcp], groups[p]) for p, text, pairs, _ in out for tcp in ("linux", "bbr")]
     claims.append(Claim(
         "Issue 31: on Takimoto et al.'s chain the stacked placement's reordering costs RACK-TLP far fewer recoveries "
         "than NewReno's fast retransmit", "fast retransmits per run the stacked placement adds over normal TCP "
