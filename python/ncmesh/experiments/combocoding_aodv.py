@@ -4,8 +4,9 @@ routing, but of its simulator: QualNet routes a MANET with AODV, and a route tha
 the MAC's retries run out (RFC 3561 §6.11) may be what collapses NewReno and PiggyCode at 40%
 loss while the coded schemes, which lose fewer frames per packet delivered, survive. The
 parts run Table 3's four columns on the same strings under each loss reading with
-`routing.protocol = "aodv"` (RFC 3561's defaults, no HELLOs: QualNet's AODV processes none
-by default), and the analysis asks whether one reading then fits all four columns.
+`routing.protocol = "aodv"` (RFC 3561's defaults, no HELLOs: link breaks come from the MAC's
+feedback, ncmesh's default; the paper gives no AODV setting), and the analysis asks whether
+one reading then fits all four columns.
 
 The set-up (radio, TCP, delayed ACKs, interference over two hops, the coded columns' default
 variants) is combocoding.py's; only the routing and the loss reading differ."""
