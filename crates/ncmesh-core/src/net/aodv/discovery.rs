@@ -83,16 +83,12 @@ impl Aodv {
     pub(super) fn start_discovery(&mut self, now: Time, dest: NodeId) {
         let dp = self.p.delete_period();
         // §6.4: the first TTL is the last known hop count plus TTL_INCREMENT, else
-        // TTL_START.
+        // TTL_START; "thereafter" it grows by TTL_INCREMENT up to TTL_THRESHOLD and
+        // NET_DIAMETER follows (`handle_timeout`). A first TTL above TTL_THRESHOLD is
+        // still tried with its RING_TRAVERSAL_TIME before NET_DIAMETER, as the text reads
+        // and ns-3's AODV does.
         let ttl = match self.table.get(now, dest, dp) {
-            Some(r) => {
-                let t = r.hops.saturating_add(self.p.ttl_increment);
-                if t > self.p.ttl_threshold {
-                    self.p.net_diameter
-                } else {
-                    t
-                }
-            }
+            Some(r) => r.hops.saturating_add(self.p.ttl_increment),
             None => self.p.ttl_start,
         };
         self.stats.discoveries += 1;

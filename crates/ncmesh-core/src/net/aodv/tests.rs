@@ -673,3 +673,34 @@ fn a_schemes_route_view_reads_the_nodes_active_aodv_routes() {
     let stat = RouteView::of(&statics, None, 0, net.now);
     assert_eq!(stat.next_hop(3, 0), None);
 }
+
+#[test]
+fn a_long_routes_rediscovery_starts_at_its_hop_count_plus_ttl_increment() {
+    // §6.4: after a break on a 6-hop route the first RREQ has TTL 6 + 2 = 8, above
+    // TTL_THRESHOLD (7), and waits RING_TRAVERSAL_TIME(8); only the next goes at
+    // NET_DIAMETER. The break is at the source's own link, healed before the RREQ.
+    let mut net = Net::new(7, &chain(7), no_jitter());
+    net.send(0, 6);
+    net.run_until(2 * SECOND);
+    assert_eq!(net.nodes[0].entry(net.now, 6).unwrap().hops, 6);
+    net.cut(4, 5);
+    net.send(0, 6); // lost at node 4, which sends the RERR back
+    net.run_until(net.now + 50 * MILLIS);
+    let t = net.now;
+    net.send(0, 6);
+    net.run_until(t + 10 * SECOND);
+    let again: Vec<(Time, u8)> = net
+        .rreqs(0, 0)
+        .iter()
+        .filter(|x| x.0 >= t)
+        .map(|x| (x.0, x.1))
+        .collect();
+    let p = no_jitter();
+    assert_eq!(again[0].1, 8, "hop count + TTL_INCREMENT");
+    assert_eq!(again[1].1, p.net_diameter, "then NET_DIAMETER");
+    assert_eq!(
+        again[1].0 - again[0].0,
+        p.ring_traversal_time(8),
+        "the first waits RING_TRAVERSAL_TIME(8), not NET_TRAVERSAL_TIME"
+    );
+}
