@@ -55,7 +55,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
+# validation/compare/ns3_anchor.py: the anchor's TCP, queue and 802.11b settings, shared with
+# the chain probe; the ns-3 side imports it from there.
+ANCHOR_DIR = Path(__file__).resolve().parents[1] / "validation" / "compare"
 CASES = ["chain-1", "chain-2", "chain-4", "chain-6", "break-4", "break-4-udp", "mobile-tcp", "mobile-udp"]
 SPACING_M = 200.0
 START_S = 1.0
@@ -91,7 +95,7 @@ def case_spec(case: str, seed: int, duration: float) -> dict:
     if case.startswith("mobile"):
         tracks = random_waypoint(seed, duration)
         pos = [t[0][1:] for t in tracks]
-        wps = {i: [p for p in t[1:]] for i, t in enumerate(tracks)}
+        wps = {i: t[1:] for i, t in enumerate(tracks)}
         src, dst = 0, MOBILE_NODES - 1
     else:
         hops = int(case.split("-")[1])
@@ -111,23 +115,14 @@ def case_spec(case: str, seed: int, duration: float) -> dict:
 NS3_SCRIPT = r"""
 import sys, json
 from ns import ns
+sys.path.insert(0, sys.argv[6])
+import ns3_anchor
 spec = json.load(open(sys.argv[1]))
 seed, pcap, hello, arp = int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1", sys.argv[5]
 dur = spec["duration"]
 ns.RngSeedManager.SetSeed(1)
 ns.RngSeedManager.SetRun(seed)
-ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpNewReno"))
-ns.Config.SetDefault("ns3::TcpL4Protocol::RecoveryType", ns.StringValue("ns3::TcpClassicRecovery"))
-ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1000))
-ns.Config.SetDefault("ns3::TcpSocket::DelAckCount", ns.UintegerValue(2))
-ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(131072))
-ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(131072))
-ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
-ns.Config.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
-ns.Config.SetDefault("ns3::TcpSocketBase::WindowScaling", ns.BooleanValue(False))
-ns.Config.SetDefault("ns3::WifiMacQueue::MaxSize", ns.QueueSizeValue(ns.QueueSize("50p")))
-ns.Config.SetDefault("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(1000.0)))
-ns.Config.SetDefault("ns3::WifiMac::FrameRetryLimit", ns.UintegerValue(7))
+ns3_anchor.set_defaults(ns)
 n = len(spec["positions"])
 src, dst = spec["src"], spec["dst"]
 nodes = ns.NodeContainer(); nodes.Create(n)
@@ -145,21 +140,7 @@ chan.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel")
 chan.AddPropagationLoss("ns3::RangePropagationLossModel", "MaxRange", ns.DoubleValue(250.0))
 phy = ns.YansWifiPhyHelper(); phy.SetChannel(chan.Create())
 phy.SetPcapDataLinkType(ns.YansWifiPhyHelper.DLT_IEEE802_11)
-wifi = ns.WifiHelper(); wifi.SetStandard(ns.WIFI_STANDARD_80211b)
-wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-    "DataMode", ns.StringValue("DsssRate2Mbps"), "ControlMode", ns.StringValue("DsssRate1Mbps"),
-    "NonUnicastMode", ns.StringValue("DsssRate1Mbps"), "RtsCtsThreshold", ns.UintegerValue(65535))
-mac = ns.WifiMacHelper(); mac.SetType("ns3::AdhocWifiMac")
-devs = wifi.Install(phy, mac, nodes)
-macs = [ns.Mac48Address.ConvertFrom(devs.Get(j).GetAddress()) for j in range(n)]
-for i in range(n):
-    rsm = devs.Get(i).GetObject[ns.WifiNetDevice]().GetRemoteStationManager()
-    rsm.Reset(); rsm.AddBasicMode(ns.WifiMode("DsssRate1Mbps"))
-    for j in range(n):
-        if j != i:
-            for md in ("DsssRate1Mbps", "DsssRate2Mbps"):
-                rsm.AddSupportedMode(macs[j], ns.WifiMode(md))
-            rsm.RecordDisassociated(macs[j])
+devs, macs = ns3_anchor.install_wifi(ns, phy, nodes, n)
 aodv = ns.AodvHelper()
 aodv.Set("EnableHello", ns.BooleanValue(hello))
 aodv.Set("GratuitousReply", ns.BooleanValue(False))
@@ -242,7 +223,8 @@ def run_ns3(py: str, case: str, seed: int, duration: float, hello: bool, arp: st
         with open(spec_file, "w") as f:
             json.dump({**spec, "start_s": START_S, "rate_kbps": UDP_RATE_KBPS, "packet_bytes": UDP_BYTES}, f)
         prefix = os.path.join(d, "aodv")
-        out = subprocess.run([py, "-c", NS3_SCRIPT, spec_file, str(seed), prefix, "1" if hello else "0", arp],
+        out = subprocess.run([py, "-c", NS3_SCRIPT, spec_file, str(seed), prefix, "1" if hello else "0", arp,
+                              str(ANCHOR_DIR)],
                              capture_output=True, text=True, check=True).stdout
         line = next(x for x in out.splitlines() if x.startswith("RESULT "))
         r = json.loads(line[7:])

@@ -38,6 +38,8 @@ import math
 import time
 
 from ns import ns  # noqa: E402
+
+import ns3_anchor  # noqa: E402  (beside this script)
 import cppyy  # noqa: E402
 
 cppyy.cppdef(r"""
@@ -159,18 +161,7 @@ def main():
     a = parse()
     ns.RngSeedManager.SetSeed(a.seed)
     ns.RngSeedManager.SetRun(a.run)
-    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpNewReno"))
-    ns.Config.SetDefault("ns3::TcpL4Protocol::RecoveryType", ns.StringValue("ns3::TcpClassicRecovery"))
-    ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1000))
-    ns.Config.SetDefault("ns3::TcpSocket::DelAckCount", ns.UintegerValue(a.delack))
-    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(131072))
-    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(131072))
-    ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
-    ns.Config.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
-    ns.Config.SetDefault("ns3::TcpSocketBase::WindowScaling", ns.BooleanValue(False))
-    ns.Config.SetDefault("ns3::WifiMacQueue::MaxSize", ns.QueueSizeValue(ns.QueueSize("50p")))
-    ns.Config.SetDefault("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(1000.0)))
-    ns.Config.SetDefault("ns3::WifiMac::FrameRetryLimit", ns.UintegerValue(7))
+    ns3_anchor.set_defaults(ns, a.delack)
 
     n = a.hops + 1
     nodes = ns.NodeContainer()
@@ -217,28 +208,7 @@ def main():
         phy.Set("CcaSensitivity", ns.DoubleValue(W_TO_DBM(NS2_CSTHRESH_W)))
         phy.DisablePreambleDetectionModel()
 
-    wifi = ns.WifiHelper()
-    wifi.SetStandard(ns.WIFI_STANDARD_80211b)
-    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                 "DataMode", ns.StringValue("DsssRate2Mbps"),
-                                 "ControlMode", ns.StringValue("DsssRate1Mbps"),
-                                 "NonUnicastMode", ns.StringValue("DsssRate1Mbps"),
-                                 "RtsCtsThreshold", ns.UintegerValue(65535))
-    mac = ns.WifiMacHelper()
-    mac.SetType("ns3::AdhocWifiMac")
-    devs = wifi.Install(phy, mac, nodes)
-    # MAC ACKs at 1 Mbps, exactly as the anchor (--ackrate 1)
-    macs = [ns.Mac48Address.ConvertFrom(devs.Get(j).GetAddress()) for j in range(n)]
-    for i in range(n):
-        rsm = devs.Get(i).GetObject[ns.WifiNetDevice]().GetRemoteStationManager()
-        rsm.Reset()
-        rsm.AddBasicMode(ns.WifiMode("DsssRate1Mbps"))
-        for j in range(n):
-            if j == i:
-                continue
-            for m in ("DsssRate1Mbps", "DsssRate2Mbps"):
-                rsm.AddSupportedMode(macs[j], ns.WifiMode(m))
-            rsm.RecordDisassociated(macs[j])
+    devs, macs = ns3_anchor.install_wifi(ns, phy, nodes, n)
 
     stack = ns.InternetStackHelper()
     stack.Install(nodes)

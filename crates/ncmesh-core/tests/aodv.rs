@@ -101,22 +101,10 @@ fn same_seed_same_run() {
 
 /// The two-path topology, with path 1's relay (node 1) walking out of range at 10-12 s.
 fn two_path_relay_leaves() -> Scenario {
-    let mut s = build("two-path", &BuildOptions::new().with("hops", 2u64)).unwrap();
+    let mut s = super::common::two_path_relay_leaves();
     s.simulation.duration_s = 30.0;
     s.simulation.measure_start_s = 2.0;
     s.routing.follow_mobility = false;
-    s.nodes[1].waypoints = vec![
-        Waypoint {
-            t_s: 10.0,
-            x: 200.0,
-            y: 150.0,
-        },
-        Waypoint {
-            t_s: 12.0,
-            x: 200.0,
-            y: 600.0,
-        },
-    ];
     s
 }
 

@@ -3,6 +3,7 @@
 //! loss on every link: packets conserved, every delivered byte the one the source
 //! wrote, losses repaired, runs deterministic.
 
+use ncmesh_core::metrics::RunResult;
 use ncmesh_core::scenario::preset::overlay;
 use ncmesh_core::scenario::schema::*;
 use ncmesh_core::scenario::Preset;
@@ -31,16 +32,7 @@ fn cubic_with_sack_rack_and_prr_delivers_every_byte_intact_over_four_hops() {
         } else {
             assert!(f.goodput_kbps > 50.0, "{what}: {f:?}");
         }
-        let again = run(&s).unwrap();
-        assert_eq!(
-            (
-                again.flows[0].rx_bytes,
-                again.flows[0].tx_packets,
-                again.events
-            ),
-            (f.rx_bytes, f.tx_packets, r.events),
-            "{what}: deterministic"
-        );
+        assert_repeats(&s, &r, &what);
     }
 }
 
@@ -79,15 +71,21 @@ fn bbr_under_the_linux_preset_delivers_every_byte_intact_and_repeats_itself() {
         }
         // Paced at its bandwidth estimate, BBR fills a 4-hop 802.11 chain as CUBIC does.
         assert!(f.goodput_kbps > 100.0, "{what}: {f:?}");
-        let again = run(&s).unwrap();
-        assert_eq!(
-            (
-                again.flows[0].rx_bytes,
-                again.flows[0].tx_packets,
-                again.events
-            ),
-            (f.rx_bytes, f.tx_packets, r.events),
-            "{what}: deterministic"
-        );
+        assert_repeats(&s, &r, &what);
     }
+}
+
+/// The same scenario again gives the same bytes, packets and events.
+fn assert_repeats(s: &Scenario, r: &RunResult, what: &str) {
+    let again = run(s).unwrap();
+    let f = &r.flows[0];
+    assert_eq!(
+        (
+            again.flows[0].rx_bytes,
+            again.flows[0].tx_packets,
+            again.events
+        ),
+        (f.rx_bytes, f.tx_packets, r.events),
+        "{what}: deterministic"
+    );
 }

@@ -144,20 +144,8 @@ fn a_relay_walking_away_cuts_the_flow() {
 fn kept_routes_break_with_the_relay_that_leaves_followed_ones_go_round() {
     // Two 2-hop paths; path 1's relay (node 1) walks away at 10-12 s.
     let run_with = |follow: bool| {
-        let mut s = build("two-path", &BuildOptions::new().with("hops", 2u64)).unwrap();
+        let mut s = super::common::two_path_relay_leaves();
         s.routing.follow_mobility = follow;
-        s.nodes[1].waypoints = vec![
-            Waypoint {
-                t_s: 10.0,
-                x: 200.0,
-                y: 150.0,
-            },
-            Waypoint {
-                t_s: 12.0,
-                x: 200.0,
-                y: 600.0,
-            },
-        ];
         let r = run(&s).unwrap();
         let late: f64 = r
             .flow_series

@@ -88,7 +88,7 @@ impl<'a> RouteView<'a> {
     pub fn cost(&self, dst: NodeId) -> Option<PathCost> {
         match *self {
             RouteView::Static { routes, node } => routes.cost(node, dst),
-            RouteView::Aodv { .. } if self.node() == dst => Some(PathCost { hops: 0, etx: 0.0 }),
+            RouteView::Aodv { node, .. } if node == dst => Some(PathCost { hops: 0, etx: 0.0 }),
             RouteView::Aodv { aodv, node, now } => {
                 Self::aodv_route(aodv, node, now, dst).map(|(_, hops)| PathCost {
                     hops: u32::from(hops),
@@ -114,13 +114,6 @@ impl<'a> RouteView<'a> {
         match *self {
             RouteView::Static { routes, node } => routes.path_delivery(node, dst, flow),
             RouteView::Aodv { .. } => None,
-        }
-    }
-
-    /// The node asking.
-    pub fn node(&self) -> NodeId {
-        match *self {
-            RouteView::Static { node, .. } | RouteView::Aodv { node, .. } => node,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! x.y.z the low 24 bits of `n` (the capture convention of `sim::pcap`).
 
 use super::packet::NodeId;
+use crate::engine::{Time, MILLIS};
 
 /// AODV's UDP port (RFC 3561 §4).
 pub const AODV_PORT: u16 = 654;
@@ -54,6 +55,23 @@ pub struct Rrep {
     pub orig: NodeId,
     /// Route lifetime, milliseconds.
     pub lifetime_ms: u32,
+}
+
+impl Rrep {
+    /// A unicast reply or a HELLO as this implementation sends them: no repair or
+    /// acknowledgement flag, prefix size 0 (§5.2); `lifetime` in simulator time.
+    pub fn new(dest: NodeId, dest_seqno: u32, orig: NodeId, hop_count: u8, lifetime: Time) -> Rrep {
+        Rrep {
+            repair: false,
+            ack_required: false,
+            prefix_size: 0,
+            hop_count,
+            dest,
+            dest_seqno,
+            orig,
+            lifetime_ms: (lifetime / MILLIS) as u32,
+        }
+    }
 }
 
 /// RERR message (RFC 3561 §5.3, type 3): 4 bytes and 8 per unreachable destination.

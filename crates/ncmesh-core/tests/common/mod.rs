@@ -67,3 +67,22 @@ pub fn relay_frames(r: &RunResult, s: &Scenario) -> Vec<(usize, u64)> {
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     v
 }
+
+/// The two-path topology (2 hops per path) with path 1's relay (node 1) walking out of
+/// range at 10-12 s.
+pub fn two_path_relay_leaves() -> Scenario {
+    let mut s = build("two-path", &BuildOptions::new().with("hops", 2u64)).unwrap();
+    s.nodes[1].waypoints = vec![
+        Waypoint {
+            t_s: 10.0,
+            x: 200.0,
+            y: 150.0,
+        },
+        Waypoint {
+            t_s: 12.0,
+            x: 200.0,
+            y: 600.0,
+        },
+    ];
+    s
+}

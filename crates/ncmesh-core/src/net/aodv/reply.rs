@@ -103,16 +103,7 @@ impl Aodv {
         if !quiet || !self.table.any_valid(now, dp) {
             return;
         }
-        let hello = Rrep {
-            repair: false,
-            ack_required: false,
-            prefix_size: 0,
-            hop_count: 0,
-            dest: self.me,
-            dest_seqno: self.seqno,
-            orig: self.me,
-            lifetime_ms: (self.p.hello_lifetime() / MILLIS) as u32,
-        };
+        let hello = Rrep::new(self.me, self.seqno, self.me, 0, self.p.hello_lifetime());
         self.stats.hello_tx += 1;
         self.last_broadcast = Some(now);
         self.out.push_back(Output::Send {

@@ -62,16 +62,7 @@ impl Aodv {
             if !r.unknown_seqno && seq_newer(r.dest_seqno, self.seqno) {
                 self.seqno = r.dest_seqno;
             }
-            let rrep = Rrep {
-                repair: false,
-                ack_required: false,
-                prefix_size: 0,
-                hop_count: 0,
-                dest: self.me,
-                dest_seqno: self.seqno,
-                orig: r.orig,
-                lifetime_ms: (self.p.my_route_timeout() / MILLIS) as u32,
-            };
+            let rrep = Rrep::new(self.me, self.seqno, r.orig, 0, self.p.my_route_timeout());
             self.send_rrep(now, rrep);
             return;
         }
@@ -89,29 +80,17 @@ impl Aodv {
             if let Some((onext, ohops, olife)) = back {
                 self.table.add_precursor(r.dest, onext);
                 self.table.add_precursor(r.orig, dnext);
-                let rrep = Rrep {
-                    repair: false,
-                    ack_required: false,
-                    prefix_size: 0,
-                    hop_count: dhops,
-                    dest: r.dest,
-                    dest_seqno: dseq,
-                    orig: r.orig,
-                    lifetime_ms: (dlife.saturating_sub(now) / MILLIS) as u32,
-                };
+                let rrep = Rrep::new(r.dest, dseq, r.orig, dhops, dlife.saturating_sub(now));
                 self.send_rrep(now, rrep);
                 if r.gratuitous {
                     // §6.6.3: the destination learns the route to the originator.
-                    let g = Rrep {
-                        repair: false,
-                        ack_required: false,
-                        prefix_size: 0,
-                        hop_count: ohops,
-                        dest: r.orig,
-                        dest_seqno: r.orig_seqno,
-                        orig: r.dest,
-                        lifetime_ms: (olife.saturating_sub(now) / MILLIS) as u32,
-                    };
+                    let g = Rrep::new(
+                        r.orig,
+                        r.orig_seqno,
+                        r.dest,
+                        ohops,
+                        olife.saturating_sub(now),
+                    );
                     self.stats.rrep_tx += 1;
                     self.out.push_back(Output::Send {
                         to: dnext,
