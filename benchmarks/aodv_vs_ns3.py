@@ -42,7 +42,12 @@ fills the caches with permanent entries, so the feedback works with no ARP traff
 ncmesh; `--arp dynamic` resolves by ARP (its requests and 3-packet pending queue change
 the chain's losses). ns-3 also jitters every broadcast (ncmesh: forwarded RREQs only) and
 forwards every RREP whatever the route's freshness (ncmesh: unless older than the route
-held).
+held). Two more change these cases' counts, and each has a flag that makes ncmesh do as
+ns-3 does: ns-3 sends RreqRetries = 2 RREQs at NET_DIAMETER in all where RFC 3561 §6.3
+sends the first and RREQ_RETRIES = 2 more (`--rreq-retries 1`), and it keeps a broken
+route's destination sequence number where §6.11 increments it (`--keep-seqno`;
+aodv-rtable.cc RoutingTableEntry::Invalidate), so its neighbours' older routes still
+answer the rediscovery.
 """
 
 from __future__ import annotations
@@ -241,7 +246,8 @@ def run_ns3(py: str, case: str, seed: int, duration: float, hello: bool, arp: st
 # ---------------------------------------------------------------- ncmesh side
 
 
-def run_ncmesh(case: str, seed: int, duration: float, hello: bool, rreq_retries: int = 2) -> dict:
+def run_ncmesh(case: str, seed: int, duration: float, hello: bool, rreq_retries: int = 2,
+               keep_seqno: bool = False) -> dict:
     import ncmesh
     spec = case_spec(case, seed, duration)
     n = len(spec["positions"])
@@ -252,6 +258,7 @@ def run_ncmesh(case: str, seed: int, duration: float, hello: bool, rreq_retries:
         "routing.protocol": "aodv",
         "routing.aodv.hello": hello,
         "routing.aodv.rreq_retries": rreq_retries,
+        "routing.aodv.increment_seqno_on_break": not keep_seqno,
         # ns-3 keeps the doubled CW after a drop at the retry limit (chain-vs-ns3 does too).
         "mac.cw_reset_after_drop": False,
         "flows.0.src": spec["src"], "flows.0.dst": spec["dst"], "flows.0.start_s": START_S,
@@ -306,6 +313,9 @@ def main() -> None:
     ap.add_argument("--rreq-retries", type=int, default=2,
                     help="ncmesh's RREQ_RETRIES (RFC 3561: 2 retries at NET_DIAMETER after the first RREQ "
                          "there; ns-3 sends RreqRetries = 2 RREQs at NET_DIAMETER in all, as ncmesh with 1)")
+    ap.add_argument("--keep-seqno", action="store_true",
+                    help="ncmesh keeps a broken route's destination sequence number, as ns-3 does "
+                         "(RFC 3561 §6.11 increments it), so a neighbour may answer the rediscovery")
     ap.add_argument("--out", help="also write the rows (CSV) to this file")
     a = ap.parse_args()
     bad = [c for c in a.cases if c not in CASES and not (c.startswith("chain-") and c[6:].isdigit())]
@@ -314,7 +324,7 @@ def main() -> None:
     rows = []
     for case in a.cases:
         for seed in range(1, a.seeds + 1):
-            ours = run_ncmesh(case, seed, a.duration, a.hello, a.rreq_retries)
+            ours = run_ncmesh(case, seed, a.duration, a.hello, a.rreq_retries, a.keep_seqno)
             theirs = run_ns3(a.ns3_python, case, seed, a.duration, a.hello, a.arp)
             row = {"case": case, "seed": seed}
             for k, _, _ in MEASURES:
@@ -337,6 +347,23 @@ def main() -> None:
                 cell += f" ({(m - t) / t * 100:+.1f}%)"
             cells.append(cell)
         print(f"| {case} | " + " | ".join(cells) + " |")
+    if a.seeds >= 3:
+        from ncmesh.analysis.stats import mean_ci
+        print("\ngoodput (TCP) and delivery ratio (UDP) per seed: mean ± 95% CI half-width, and the "
+              "range over the seeds, ncmesh / ns-3\n")
+        print("| case | ncmesh | ns-3 | ncmesh seeds | ns-3 seeds |")
+        print("|---|---|---|---|---|")
+        for case in a.cases:
+            rs = [r for r in rows if r["case"] == case]
+            k, fmt = ("delivery", "{:.3f}") if case.endswith("udp") else ("goodput_kbps", "{:.1f}")
+            cells = []
+            for side in ("ncmesh", "ns3"):
+                m, h, _ = mean_ci([r[f"{side}_{k}"] for r in rs])
+                cells.append(f"{fmt.format(m)} ± {fmt.format(h)}")
+            for side in ("ncmesh", "ns3"):
+                xs = [r[f"{side}_{k}"] for r in rs]
+                cells.append(f"{fmt.format(min(xs))}-{fmt.format(max(xs))}")
+            print(f"| {case} | " + " | ".join(cells) + " |")
     if a.out:
         with open(a.out, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))

@@ -141,41 +141,6 @@ fn comp_keeps_goodput_where_plain_tcp_collapses() {
 }
 
 #[test]
-#[ignore = "prints figures: cargo test --profile test-release -p ncmesh-core --test integration comp:: -- --ignored --nocapture"]
-fn figures_comp_against_the_baselines() {
-    let show = |what: &str, s: &Scenario| {
-        let r = run(s).unwrap();
-        let bytes: u64 = r.nodes.iter().map(|n| n.mac_data_bytes_sent).sum();
-        println!(
-            "{what:<24} {:<8} goodput {:7.1} kbit/s, efficiency {:.3}, retx {:3}, to {:2}, relays' frames {:?}, loss credits {}",
-            s.scheme.name,
-            r.flows[0].goodput_kbps,
-            r.flows[0].rx_bytes as f64 / bytes.max(1) as f64,
-            r.flows[0].retransmissions,
-            r.flows[0].timeouts,
-            relay_frames(&r, s),
-            total(&r, "comp_loss_credits"),
-        );
-    };
-    for loss in [0.0, 0.1, 0.2, 0.3, 0.4] {
-        for scheme in ["none", "tcp-nc", "horizon", "comp"] {
-            show(
-                &format!("diamond loss {loss}"),
-                &diamond(scheme, loss, 60.0),
-            );
-        }
-    }
-    for pair in 0..8 {
-        for scheme in ["none", "tcp-nc", "horizon", "comp"] {
-            show(
-                &format!("roofnet-like pair {pair}"),
-                &roofnet(scheme, pair, 60.0),
-            );
-        }
-    }
-}
-
-#[test]
 fn each_hop_compensates_its_links_loss_once() {
     // A string of 3 and 4 hops with loss p on every link and one carrier-sense domain
     // (no hidden terminals, so the links lose p and little else): per packet from TCP,

@@ -3,7 +3,6 @@
 //! the node ledger balances, runs are deterministic, packets spread over more than one
 //! relay and TCP gets goodput.
 
-use ncmesh_core::scenario::schema::Scenario;
 use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::run;
 
@@ -77,47 +76,4 @@ fn horizon_on_a_roofnet_like_pair() {
     let r = run(&two).unwrap();
     assert!(r.conservation.balanced, "{:?}", r.conservation);
     assert!(r.flows.iter().any(|f| f.goodput_kbps > 0.0));
-}
-
-#[test]
-#[ignore = "prints figures: cargo test --profile test-release -p ncmesh-core --test integration horizon:: -- --ignored --nocapture"]
-fn figures_horizon_against_no_scheme() {
-    let show = |what: &str, s: &Scenario| {
-        let r = run(s).unwrap();
-        println!(
-            "{what:<28} {:<8} goodput {:7.1} kbit/s, retx {:4}, relays' data frames {:?}, window drops {}, reorder held/expired {}/{}",
-            s.scheme.name,
-            r.flows[0].goodput_kbps,
-            r.flows[0].retransmissions,
-            relay_frames(&r, s),
-            total(&r, "hz_window_drops"),
-            total(&r, "hz_reorder_held"),
-            total(&r, "hz_reorder_expired"),
-        );
-    };
-    for loss in [0.0, 0.1, 0.2] {
-        for scheme in ["none", "horizon"] {
-            show(
-                &format!("diamond loss {loss}"),
-                &diamond(scheme, loss, 30.0),
-            );
-        }
-    }
-    // With MAC retries (not CoMP's set-up) TCP's window grows and the threshold acts.
-    for th in [0, 24, 12] {
-        for scheme in ["none", "horizon"] {
-            let mut s = diamond(scheme, 0.0, 30.0);
-            s.mac.retransmissions = true;
-            s.scheme.horizon.window_threshold = th;
-            show(&format!("diamond MAC retries, th {th}"), &s);
-        }
-    }
-    for pair in 0..6 {
-        for scheme in ["none", "horizon"] {
-            show(
-                &format!("roofnet-like pair {pair}"),
-                &roofnet(scheme, pair, 30.0),
-            );
-        }
-    }
 }

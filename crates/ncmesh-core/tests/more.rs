@@ -5,30 +5,16 @@
 
 use ncmesh_core::metrics::RunResult;
 use ncmesh_core::scenario::schema::*;
-use ncmesh_core::scenario::{build, BuildOptions};
 use ncmesh_core::sim::run;
 
-use crate::common::{at, string, total};
+use crate::common::{self, at, string, total, with_more};
 
 fn diamond(loss: f64, batch: u32, secs: f64) -> Scenario {
-    let o = BuildOptions::new().with("relays", 3u64).with("loss", loss);
-    let mut s = build("diamond", &o).unwrap();
-    s.simulation.duration_s = secs;
-    s.simulation.measure_start_s = 1.0;
-    s.simulation.payload_bytes = true;
-    s.scheme.name = "more".to_string();
-    s.scheme.more.batch = batch;
-    s
+    with_more(common::diamond("more", loss, secs), batch)
 }
 
 fn roofnet(pair: u64, batch: u32, secs: f64) -> Scenario {
-    let mut s = build("roofnet-like", &BuildOptions::new().with("pair", pair)).unwrap();
-    s.simulation.duration_s = secs;
-    s.simulation.measure_start_s = 1.0;
-    s.simulation.payload_bytes = true;
-    s.scheme.name = "more".to_string();
-    s.scheme.more.batch = batch;
-    s
+    with_more(common::roofnet("more", pair, secs), batch)
 }
 
 /// The checks every MORE run passes: bytes, ledger, the roles' counters.
@@ -142,42 +128,4 @@ fn more_runs_are_deterministic() {
     assert_eq!(a.flows, b.flows);
     assert_eq!(a.events, b.events);
     assert_eq!(a.nodes, b.nodes);
-}
-
-#[test]
-#[ignore = "prints figures: cargo test --profile test-release -p ncmesh-core --test integration more:: -- --ignored --nocapture"]
-fn figures_more() {
-    for loss in [0.0, 0.1] {
-        for batch in [8, 32] {
-            let s = diamond(loss, batch, 30.0);
-            let r = run(&s).unwrap();
-            println!(
-                "diamond loss {loss:.1} K {batch:3}: {:7.1} kbit/s, batches {} decoded {}, src sent {}, fwd sent {}, balanced {}",
-                r.flows[0].goodput_kbps,
-                at(&r, 0, "more_batches_started"),
-                at(&r, 4, "more_batches_decoded"),
-                at(&r, 0, "more_source_sent"),
-                total(&r, "more_forwarder_sent"),
-                r.conservation.balanced
-            );
-        }
-    }
-    for pair in [0, 5] {
-        for batch in [8, 32] {
-            let s = roofnet(pair, batch, 30.0);
-            let r = run(&s).unwrap();
-            let f = &s.flows[0];
-            println!(
-                "roofnet-like pair {pair} ({} -> {}) K {batch:3}: {:7.1} kbit/s, batches decoded {}, plan nodes {}, src sent {}, fwd sent {}, balanced {}",
-                f.src,
-                f.dst,
-                r.flows[0].goodput_kbps,
-                at(&r, f.dst as usize, "more_batches_decoded"),
-                at(&r, f.src as usize, "more_plan_nodes"),
-                at(&r, f.src as usize, "more_source_sent"),
-                total(&r, "more_forwarder_sent"),
-                r.conservation.balanced
-            );
-        }
-    }
 }

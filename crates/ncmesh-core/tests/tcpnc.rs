@@ -130,30 +130,3 @@ fn tcp_nc_keeps_goodput_where_plain_newreno_collapses() {
         assert!(r >= (1.1 / (1.0 - est)).min(5.0) - 0.01, "{what}: R {r}");
     }
 }
-
-#[test]
-#[ignore = "prints figures: cargo test --profile test-release -p ncmesh-core --test integration tcpnc:: -- --ignored --nocapture"]
-fn figures_tcp_nc_against_newreno() {
-    for hops in [1, 3] {
-        for loss in [0.0, 0.05, 0.1, 0.2, 0.3] {
-            let p = run(&string(hops, "none", loss, LossFrames::Network, 30.0)).unwrap();
-            let mut fixed = string(hops, "tcp-nc", loss, LossFrames::Network, 30.0);
-            fixed.scheme.tcpnc.adaptive = false;
-            let f = run(&fixed).unwrap();
-            let c = run(&string(hops, "tcp-nc", loss, LossFrames::Network, 30.0)).unwrap();
-            let mut repair = string(hops, "tcp-nc", loss, LossFrames::Network, 30.0);
-            repair.scheme.tcpnc.blocked_repair = true;
-            let n = run(&repair).unwrap();
-            println!(
-                "hops {hops} loss {loss:.2}: newreno {:7.1} kbit/s, tcp-nc R=1.25 {:7.1}, tcp-nc adaptive {:7.1}, with blocked_repair {:7.1} (loss est {:.3}, R {:.2}, retx {})",
-                p.flows[0].goodput_kbps,
-                f.flows[0].goodput_kbps,
-                c.flows[0].goodput_kbps,
-                n.flows[0].goodput_kbps,
-                at(&c, 0, "tcpnc_loss_permille") as f64 / 1000.0,
-                at(&c, 0, "tcpnc_redundancy_milli") as f64 / 1000.0,
-                at(&c, 0, "tcpnc_tcp_retransmissions"),
-            );
-        }
-    }
-}

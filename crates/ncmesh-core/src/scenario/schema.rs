@@ -449,6 +449,10 @@ pub struct AodvCfg {
     /// Set the G flag on RREQs: an intermediate node that replies also tells the
     /// destination (§6.6.3).
     pub gratuitous_rrep: bool,
+    /// Increment the destination sequence number of a route that breaks or has no entry
+    /// for a forwarded packet (RFC 3561 §6.11, the default); off: keep it, as ns-3 3.44's
+    /// AODV does, so that neighbours holding the old number may answer the rediscovery.
+    pub increment_seqno_on_break: bool,
 }
 
 impl Default for AodvCfg {
@@ -475,6 +479,7 @@ impl Default for AodvCfg {
             jitter_ms: 10,
             destination_only: false,
             gratuitous_rrep: false,
+            increment_seqno_on_break: true,
         }
     }
 }

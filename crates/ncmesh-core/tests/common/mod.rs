@@ -1,4 +1,5 @@
-//! Helpers shared by the whole-run tests of the coding schemes.
+//! Helpers shared by the whole-run tests of the coding schemes (and by the example
+//! `scheme_figures`, which includes this file).
 
 use ncmesh_core::metrics::RunResult;
 use ncmesh_core::scenario::schema::*;
@@ -50,6 +51,14 @@ pub fn roofnet(scheme: &str, pair: u64, secs: f64) -> Scenario {
     s.simulation.duration_s = secs;
     s.simulation.measure_start_s = 1.0;
     s.scheme.name = scheme.to_string();
+    s
+}
+
+/// `s` with MORE (Chachulski et al.) in batches of `batch` packets, payload bytes on.
+pub fn with_more(mut s: Scenario, batch: u32) -> Scenario {
+    s.simulation.payload_bytes = true;
+    s.scheme.name = "more".to_string();
+    s.scheme.more.batch = batch;
     s
 }
 

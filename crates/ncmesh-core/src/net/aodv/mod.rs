@@ -246,7 +246,7 @@ impl Aodv {
         let dp = self.p.delete_period();
         let lost = match self.table.get(now, dst, dp) {
             Some(r) => {
-                if r.seqno_valid {
+                if r.seqno_valid && self.p.increment_seqno_on_break {
                     r.seqno = r.seqno.wrapping_add(1);
                 }
                 (dst, r.seqno)
@@ -292,7 +292,7 @@ impl Aodv {
                 .filter(|&(s, pd)| pd == d && s != self.me && self.p.local_repair)
                 .and_then(|(s, _)| self.table.valid(now, s, dp).map(|r| r.hops));
             let r = self.table.get(now, d, dp).expect("a valid route");
-            if r.seqno_valid {
+            if r.seqno_valid && self.p.increment_seqno_on_break {
                 r.seqno = r.seqno.wrapping_add(1);
             }
             let repair = src_hops.filter(|_| d != next && r.hops <= self.p.max_repair_ttl());

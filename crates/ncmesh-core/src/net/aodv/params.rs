@@ -50,6 +50,9 @@ pub struct AodvParams {
     pub dest_only: bool,
     /// Set the G flag on RREQs this node originates (§6.6.3).
     pub gratuitous_rrep: bool,
+    /// Increment a broken route's destination sequence number (§6.11; ns-3 3.44 does
+    /// not).
+    pub increment_seqno_on_break: bool,
 }
 
 impl Default for AodvParams {
@@ -86,6 +89,7 @@ impl AodvParams {
             jitter: ms(c.jitter_ms),
             dest_only: c.destination_only,
             gratuitous_rrep: c.gratuitous_rrep,
+            increment_seqno_on_break: c.increment_seqno_on_break,
         }
     }
 

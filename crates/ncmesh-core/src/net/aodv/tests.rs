@@ -450,6 +450,47 @@ fn rediscovery_after_a_break_asks_for_a_fresher_route() {
 }
 
 #[test]
+fn keeping_the_sequence_number_on_a_break_lets_a_neighbour_answer_the_rediscovery() {
+    // The destination's reverse route (3 -> 0) breaks on a failed unicast and the link
+    // comes back. RFC 3561 §6.11 increments the route's number, so node 2's route to 0
+    // is too old to answer (§6.6.2) and the RREQ goes on to 0; ns-3 3.44 keeps the
+    // number, so node 2 replies and the RREQ stops there.
+    for (increment, node2_forwards) in [(true, true), (false, false)] {
+        let p = AodvParams {
+            increment_seqno_on_break: increment,
+            ..no_jitter()
+        };
+        let mut net = Net::new(4, &chain(4), p);
+        net.send(0, 3);
+        net.run_until(2 * SECOND);
+        let seq = net.nodes[3].entry(net.now, 0).unwrap().seqno;
+        net.cut(2, 3);
+        net.send(3, 0); // node 3's unicast to 2 fails: the route to 0 breaks
+        net.run_until(net.now + 10 * MILLIS);
+        let e = net.nodes[3].entry(net.now, 0).unwrap();
+        let want = if increment { seq + 1 } else { seq };
+        assert_eq!((e.state, e.seqno), (RouteState::Invalid, want));
+        net.links.push((2, 3));
+        let before = net.sent.len();
+        let t = net.now;
+        net.send(3, 0);
+        net.run_until(t + 3 * SECOND);
+        let later = &net.sent[before..];
+        let forwarded = later
+            .iter()
+            .any(|s| s.1 == 2 && matches!(&s.4, AodvMsg::Rreq(r) if r.orig == 3));
+        let node0_replied = later
+            .iter()
+            .any(|s| s.1 == 0 && matches!(&s.4, AodvMsg::Rrep(r) if r.orig == 3 && r.dest == 0));
+        let rreps_by_2 = net.count(2, |m| matches!(m, AodvMsg::Rrep(r) if r.orig == 3));
+        assert_eq!(forwarded, node2_forwards, "increment {increment}");
+        assert_eq!(node0_replied, node2_forwards, "increment {increment}");
+        assert_eq!(rreps_by_2, 1, "node 2 answers, or forwards 0's answer");
+        assert_eq!(net.delivered.len(), 2, "increment {increment}");
+    }
+}
+
+#[test]
 fn buffer_limits_and_failed_discovery_drop_with_their_own_reason() {
     // Node 3 is alone: discovery fails.
     let p = AodvParams {
