@@ -46,6 +46,13 @@ pub struct Decoder<F: Field> {
     rows: Vec<F::Elem>,
     pivot: Vec<bool>,
     decoded: Vec<bool>,
+    /// One past the last column any stored row can have non-zero: the largest end of a
+    /// combination added since the columns' base. Eliminations stop there (the rows are
+    /// zero beyond it, and skipping zeros changes no value), so a wide window with few
+    /// live columns costs its live columns only.
+    extent: usize,
+    /// The extent of the last reduced combination (scratch of `reduce`).
+    reduced_end: usize,
     /// The payload of the row of pivot j (empty when payloads are not carried).
     payloads: Vec<Vec<u8>>,
     payload_len: usize,
@@ -65,6 +72,8 @@ impl<F: Field> Decoder<F> {
             rows: vec![F::ZERO; width * width],
             pivot: vec![false; width],
             decoded: vec![false; width],
+            extent: 0,
+            reduced_end: 0,
             payloads: vec![Vec::new(); width],
             payload_len: 0,
             rank: 0,
@@ -80,6 +89,7 @@ impl<F: Field> Decoder<F> {
         self.rows.fill(F::ZERO);
         self.pivot.fill(false);
         self.decoded.fill(false);
+        self.extent = 0;
         for p in &mut self.payloads {
             p.clear();
         }
@@ -204,6 +214,9 @@ impl<F: Field> Decoder<F> {
             self.widen_payloads(p.len());
         }
         let w = self.width;
+        // The reduced combination is zero beyond the stored rows' extent and its own end.
+        let e = self.extent.max(end);
+        self.reduced_end = e;
         let Decoder {
             rows,
             pivot,
@@ -221,16 +234,16 @@ impl<F: Field> Decoder<F> {
         }
         // One ascending pass: a pivot's row is zero before its pivot and at every other
         // pivot, so subtracting it clears column j and touches no earlier pivot.
-        for j in start..w {
+        for j in start..e {
             let c = v[j];
             if c != F::ZERO && pivot[j] {
-                F::axpy(&mut v[j..], c, &rows[j * w + j..(j + 1) * w]);
+                F::axpy(&mut v[j..e], c, &rows[j * w + j..j * w + e]);
                 if payload.is_some() {
                     F::axpy_bytes(vp, c, &payloads[j]);
                 }
             }
         }
-        Ok(v.iter().position(|&c| c != F::ZERO))
+        Ok(v[..e].iter().position(|&c| c != F::ZERO))
     }
 
     /// Adds the combination with `coeffs` over packets `first`, `first + 1`, ... (and its
@@ -243,6 +256,8 @@ impl<F: Field> Decoder<F> {
             Ok(Some(p)) => p,
         };
         let w = self.width;
+        let e = self.reduced_end;
+        self.extent = e;
         let Decoder {
             rows,
             pivot,
@@ -253,7 +268,7 @@ impl<F: Field> Decoder<F> {
         } = self;
         // Normalise to a leading 1, then clear column p from the earlier pivots' rows.
         let inv = F::inv(v[p]).expect("non-zero");
-        F::scale(&mut v[p..], inv);
+        F::scale(&mut v[p..e], inv);
         if payload.is_some() {
             F::scale_bytes(vp, inv);
         }
@@ -261,7 +276,7 @@ impl<F: Field> Decoder<F> {
         for r in 0..p {
             let c = rows[r * w + p];
             if pivot[r] && c != F::ZERO {
-                F::axpy(&mut rows[r * w + p..(r + 1) * w], c, &v[p..]);
+                F::axpy(&mut rows[r * w + p..r * w + e], c, &v[p..e]);
                 if payload.is_some() {
                     F::axpy_bytes(&mut payloads[r], c, vp);
                 }
@@ -281,7 +296,7 @@ impl<F: Field> Decoder<F> {
         newly.retain(|&r| {
             let r = r as usize;
             let done = !self.decoded[r]
-                && self.rows[r * w + r + 1..(r + 1) * w]
+                && self.rows[r * w + r + 1..r * w + e.max(r + 1)]
                     .iter()
                     .all(|&c| c == F::ZERO);
             self.decoded[r] |= done;
@@ -356,12 +371,18 @@ impl<F: Field> Decoder<F> {
         let n = ((base - self.base) as usize).min(self.width);
         let w = self.width;
         let dropped = self.pivot[..n].iter().filter(|&&p| p).count();
-        for j in 0..w - n {
+        // Rows and columns from the extent on are zero: only the block before it moves.
+        let e = self.extent;
+        let m = e.saturating_sub(n);
+        for j in 0..m {
             let (src, dst) = ((j + n) * w + n, j * w);
-            self.rows.copy_within(src..src + (w - n), dst);
-            self.rows[dst + w - n..dst + w].fill(F::ZERO);
+            self.rows.copy_within(src..src + m, dst);
+            self.rows[dst + m..dst + e].fill(F::ZERO);
         }
-        self.rows[(w - n) * w..].fill(F::ZERO);
+        for j in m..e {
+            self.rows[j * w..j * w + e].fill(F::ZERO);
+        }
+        self.extent = m;
         self.pivot.copy_within(n.., 0);
         self.pivot[w - n..].fill(false);
         self.decoded.copy_within(n.., 0);

@@ -259,6 +259,56 @@ fn sliding_forgets_decoded_packets_and_keeps_decoding() {
     assert_eq!(d.rank(), rank);
 }
 
+#[test]
+fn irregular_windows_jumps_and_sparse_combinations_decode_exactly() {
+    // Eliminations stop at the rows' extent (the largest end of a combination since the
+    // base): windows of varying width and start, half their coefficients zero, slides
+    // by one or past everything held, and windows wider than the decoder's start width
+    // (it grows) must still decode every packet to its bytes.
+    fn run<F: Field>(seed: u64) {
+        let mut r = rng(seed);
+        let nat = natives(&mut r, 400, 64);
+        let mut d = Decoder::<F>::new(0, 4);
+        let mut c: Vec<F::Elem> = Vec::new();
+        let mut delivered = 0u64;
+        let mut first = 0usize;
+        while first + 24 < nat.len() {
+            let len = 1 + r.below_incl(23) as usize;
+            c.clear();
+            c.extend((0..len).map(|i| {
+                if i == 0 || r.chance(0.5) {
+                    F::random_nonzero(&mut r)
+                } else {
+                    F::ZERO
+                }
+            }));
+            let sym = symbol::<F>(&nat, first, &c);
+            d.add(first as u64, &c, Some(&sym));
+            while d.is_decoded(delivered) {
+                assert_decoded(&d, &nat, delivered as usize);
+                delivered += 1;
+            }
+            // Mostly forward by what was delivered; now and then past everything held.
+            if r.chance(0.05) {
+                first += 30;
+                d.slide_to(first as u64);
+                delivered = delivered.max(first as u64);
+                assert_eq!(d.rank(), 0, "a jump past the window forgets every row");
+            } else {
+                first = first
+                    .max(delivered as usize)
+                    .max(first + r.below_incl(1) as usize);
+                d.slide_to(delivered.min(first as u64));
+            }
+        }
+        assert!(delivered > 300, "{} delivered {delivered}", F::NAME);
+    }
+    for seed in 0..4 {
+        run::<Gf256>(seed);
+        run::<Gf65536>(seed);
+    }
+}
+
 fn relays_recode_without_losing_decodability<F: Field>() {
     // source -> relay -> destination, k = 16: the relay hears 12 of 20 combinations and
     // sends 20 recoded packets of whatever it holds; the destination ends with exactly
