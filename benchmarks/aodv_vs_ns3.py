@@ -247,7 +247,7 @@ def run_ns3(py: str, case: str, seed: int, duration: float, hello: bool, arp: st
 
 
 def run_ncmesh(case: str, seed: int, duration: float, hello: bool, rreq_retries: int = 2,
-               keep_seqno: bool = False) -> dict:
+               keep_seqno: bool = False, every_ack_rtt: bool = False) -> dict:
     import ncmesh
     spec = case_spec(case, seed, duration)
     n = len(spec["positions"])
@@ -259,6 +259,7 @@ def run_ncmesh(case: str, seed: int, duration: float, hello: bool, rreq_retries:
         "routing.aodv.hello": hello,
         "routing.aodv.rreq_retries": rreq_retries,
         "routing.aodv.increment_seqno_on_break": not keep_seqno,
+        "tcp.rtt_sampling": "every-ack" if every_ack_rtt else "timed",
         # ns-3 keeps the doubled CW after a drop at the retry limit (chain-vs-ns3 does too).
         "mac.cw_reset_after_drop": False,
         "flows.0.src": spec["src"], "flows.0.dst": spec["dst"], "flows.0.start_s": START_S,
@@ -316,6 +317,9 @@ def main() -> None:
     ap.add_argument("--keep-seqno", action="store_true",
                     help="ncmesh keeps a broken route's destination sequence number, as ns-3 does "
                          "(RFC 3561 §6.11 increments it), so a neighbour may answer the rediscovery")
+    ap.add_argument("--every-ack-rtt", action="store_true",
+                    help="ncmesh's TCP takes an RTT sample from every ACK, as ns-3's TCP without "
+                         "timestamps does (ncmesh's default: one timed segment at a time, RFC 6298)")
     ap.add_argument("--out", help="also write the rows (CSV) to this file")
     a = ap.parse_args()
     bad = [c for c in a.cases if c not in CASES and not (c.startswith("chain-") and c[6:].isdigit())]
@@ -324,7 +328,8 @@ def main() -> None:
     rows = []
     for case in a.cases:
         for seed in range(1, a.seeds + 1):
-            ours = run_ncmesh(case, seed, a.duration, a.hello, a.rreq_retries, a.keep_seqno)
+            ours = run_ncmesh(case, seed, a.duration, a.hello, a.rreq_retries, a.keep_seqno,
+                              a.every_ack_rtt)
             theirs = run_ns3(a.ns3_python, case, seed, a.duration, a.hello, a.arp)
             row = {"case": case, "seed": seed}
             for k, _, _ in MEASURES:

@@ -535,6 +535,17 @@ impl Default for RoutingCfg {
     }
 }
 
+/// How a TCP sender without timestamps takes RTT samples (`tcp.rtt_sampling`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum RttSampling {
+    /// One segment timed at a time; a retransmission abandons the timing (RFC 6298 §3).
+    Timed,
+    /// Every ACK covering the oldest segment outstanding (ns-3 without timestamps).
+    EveryAck,
+}
+
 /// TCP congestion control.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -610,6 +621,11 @@ pub struct TcpCfg {
     pub max_rto_s: f64,
     /// RFC 6298 clock granularity G; >= 0.
     pub clock_granularity_s: f64,
+    /// How RTT samples are taken (no timestamps): `timed`, one segment at a time with
+    /// Karn's rule (RFC 6298 §3; ns-2's agents, BSD); `every-ack`, every ACK that covers
+    /// the oldest segment outstanding, timed from that segment's sending unless it was
+    /// retransmitted (ns-3's TcpSocketBase without timestamps).
+    pub rtt_sampling: RttSampling,
     /// Delay ACKs.
     pub delayed_ack: bool,
     /// ACK every this many full segments; >= 1.
@@ -689,6 +705,7 @@ impl Default for TcpCfg {
             initial_rto_s: 1.0,
             max_rto_s: 60.0,
             clock_granularity_s: 0.001,
+            rtt_sampling: RttSampling::Timed,
             delayed_ack: true,
             delayed_ack_count: 2,
             delayed_ack_timeout_s: 0.2,

@@ -27,6 +27,9 @@ pub struct TcpConfig {
     pub max_rto: Time,
     /// Clock granularity G (RFC 6298 section 2).
     pub clock_granularity: Time,
+    /// RTT samples from every ACK covering the oldest segment outstanding (ns-3 without
+    /// timestamps) rather than one timed segment at a time (RFC 6298 section 3).
+    pub rtt_every_ack: bool,
     /// Delay ACKs for in-order data (RFC 1122 section 4.2.3.2).
     pub delayed_ack: bool,
     /// With delayed ACKs, acknowledge once this many full-sized segments' worth of
@@ -79,6 +82,7 @@ impl TcpConfig {
             initial_rto: secs(c.initial_rto_s).max(1),
             max_rto: secs(c.max_rto_s).max(min_rto).max(1),
             clock_granularity: secs(c.clock_granularity_s),
+            rtt_every_ack: c.rtt_sampling == crate::scenario::schema::RttSampling::EveryAck,
             delayed_ack: c.delayed_ack,
             delayed_ack_count: c.delayed_ack_count.max(1),
             delayed_ack_timeout: secs(c.delayed_ack_timeout_s),

@@ -188,6 +188,7 @@ fn cfg(sack: bool, delayed_ack: bool) -> TcpConfig {
         initial_rto: SECOND,
         max_rto: 60 * SECOND,
         clock_granularity: MILLIS,
+        rtt_every_ack: false,
         delayed_ack,
         delayed_ack_count: 2,
         delayed_ack_timeout: 200 * MILLIS,

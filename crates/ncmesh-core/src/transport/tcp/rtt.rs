@@ -115,6 +115,7 @@ mod tests {
             initial_rto: initial,
             max_rto: max,
             clock_granularity: g,
+            rtt_every_ack: false,
             ..TcpConfig::default()
         }
     }

@@ -134,6 +134,10 @@ pub struct TcpSender {
     /// transmission not yet cumulatively acknowledged, as (end, sent at,
     /// retransmission?), in sending order.
     tx_log: Option<VecDeque<(u64, Time, bool)>>,
+    /// For `rtt_sampling = "every-ack"` (ns-3's RTT history): every segment sent once
+    /// and not yet cumulatively acknowledged, as (start, end, sent at, retransmitted
+    /// since?), in sending order; a retransmission marks the entries it overlaps.
+    rtt_history: Option<VecDeque<(u64, u64, Time, bool)>>,
     /// PRR (RFC 6937) is configured.
     prr_enabled: bool,
     /// PRR's state during a recovery, when configured.
@@ -157,6 +161,7 @@ impl TcpSender {
         let smss = cfg.smss().max(1);
         let cc = CcAlgorithm::from_config(cfg);
         let tx_log = cc.wants_ack_rtt().then(VecDeque::new);
+        let rtt_history = cfg.rtt_every_ack.then(VecDeque::new);
         let rate = cc.wants_rate_samples().then(RateSampler::new);
         TcpSender {
             sack: cfg.sack,
@@ -184,6 +189,7 @@ impl TcpSender {
             rescue_rxt: None,
             pace_exempt: false,
             tx_log,
+            rtt_history,
             prr_enabled: cfg.prr,
             prr: None,
             dup_delivered: 0,
@@ -405,12 +411,22 @@ impl TcpSender {
         if let Some((seq, sent)) = self.timed {
             if ack > seq {
                 self.timed = None;
-                let r = now.saturating_sub(sent);
-                self.rtt.on_sample(r);
-                self.cc.on_rtt_sample(now, r);
-                self.cc.on_smoothed_rtt(self.rtt.srtt().unwrap_or(r));
-                self.stats.rtt_samples += 1;
-                self.stats.rtt_sum_s += to_secs(r);
+                self.rtt_sample(now, now.saturating_sub(sent));
+            }
+        }
+        if let Some(h) = self.rtt_history.as_mut() {
+            // ns-3 (TcpSocketBase::EstimateRtt, no timestamps): a sample whenever the ACK
+            // covers the oldest segment outstanding and it was sent once; then every
+            // covered entry goes.
+            let sample = match h.front() {
+                Some(&(_, end, at, false)) if ack >= end => Some(now.saturating_sub(at)),
+                _ => None,
+            };
+            while h.front().is_some_and(|&(_, end, _, _)| end <= ack) {
+                h.pop_front();
+            }
+            if let Some(r) = sample {
+                self.rtt_sample(now, r);
             }
         }
         if let Some(log) = self.tx_log.as_mut() {
@@ -871,6 +887,16 @@ impl TcpSender {
         Some(h)
     }
 
+    /// An RTT sample into the RTO estimator (RFC 6298 section 2) and the congestion
+    /// control.
+    fn rtt_sample(&mut self, now: Time, r: Time) {
+        self.rtt.on_sample(r);
+        self.cc.on_rtt_sample(now, r);
+        self.cc.on_smoothed_rtt(self.rtt.srtt().unwrap_or(r));
+        self.stats.rtt_samples += 1;
+        self.stats.rtt_sum_s += to_secs(r);
+    }
+
     fn emit(&mut self, now: Time, seq: u64, len: u64, retransmission: bool) -> TcpHeader {
         debug_assert!(len > 0 && len <= self.smss);
         self.stats.segments_sent += 1;
@@ -878,8 +904,19 @@ impl TcpSender {
             self.stats.retransmissions += 1;
             // Karn: a retransmission makes any timing in progress ambiguous.
             self.timed = None;
-        } else if self.timed.is_none() {
+        } else if self.timed.is_none() && self.rtt_history.is_none() {
             self.timed = Some((seq, now));
+        }
+        if let Some(h) = self.rtt_history.as_mut() {
+            if retransmission {
+                // ns-3 (UpdateRttHistory): the entries this retransmission overlaps give
+                // no sample any more (Karn).
+                for e in h.iter_mut().filter(|e| e.1 > seq && e.0 < seq + len) {
+                    e.3 = true;
+                }
+            } else {
+                h.push_back((seq, seq + len, now, false));
+            }
         }
         // RFC 6298 (5.1): start the timer if it is not running.
         if self.rto_deadline.is_none() {
@@ -1033,6 +1070,7 @@ mod tests {
             initial_rto: SECOND,
             max_rto: 60 * SECOND,
             clock_granularity: MILLIS,
+            rtt_every_ack: false,
             delayed_ack: false,
             rcv_buffer: 1_000_000,
             dupack_threshold: 3,
@@ -1328,6 +1366,45 @@ mod tests {
         drain(&mut s, MILLIS, u64::MAX); // fast retransmission of segment 0
         s.on_ack(100 * MILLIS, &ack(10_000));
         assert_eq!(s.stats().rtt_samples, 0);
+    }
+
+    #[test]
+    fn every_ack_sampling_times_the_oldest_segment_each_ack_covers() {
+        // ns-3 without timestamps: every ACK covering the oldest outstanding segment is a
+        // sample timed from that segment; RFC 6298's timing takes one per window.
+        let every = TcpConfig {
+            rtt_every_ack: true,
+            ..cfg(false)
+        };
+        for (c, want) in [(cfg(false), 1u64), (every.clone(), 5)] {
+            let mut s = TcpSender::new(&c);
+            // Ten segments at 0, 1, ..., 9 ms (sent one by one), ACKed two at a time
+            // from 100 ms on, every 10 ms.
+            for i in 0..10u64 {
+                drain(&mut s, i * MILLIS, (i + 1) * 1000);
+            }
+            for k in 1..=5u64 {
+                s.on_ack((90 + 10 * k) * MILLIS, &ack(2000 * k));
+            }
+            assert_eq!(s.stats().rtt_samples, want, "every_ack {}", c.rtt_every_ack);
+            if c.rtt_every_ack {
+                // Samples: 100 - 0, 110 - 2, 120 - 4, 130 - 6, 140 - 8 ms.
+                let sum: f64 = [100.0, 108.0, 116.0, 124.0, 132.0].iter().sum::<f64>() / 1e3;
+                assert!(
+                    (s.stats().rtt_sum_s - sum).abs() < 1e-9,
+                    "{}",
+                    s.stats().rtt_sum_s
+                );
+            }
+        }
+        // Karn: an ACK covering a retransmitted segment gives no sample.
+        let mut s = TcpSender::new(&every);
+        drain(&mut s, 0, 1000);
+        s.on_rto(SECOND);
+        drain(&mut s, SECOND, 1000);
+        s.on_ack(SECOND + 50 * MILLIS, &ack(1000));
+        assert_eq!(s.stats().rtt_samples, 0);
+        assert_eq!(s.rto(), 2 * SECOND);
     }
 
     #[test]
