@@ -11,6 +11,12 @@ use std::collections::VecDeque;
 pub struct DecodingBuffer {
     keep: Time,
     copies: VecDeque<(Time, Packet)>,
+    /// The copies' uids, in the same order: searched instead of the copies themselves
+    /// (a dense column of integers rather than a stride of whole packets).
+    uids: VecDeque<u64>,
+    /// The largest uid ever stored: packets get increasing uids when they are made, so
+    /// a packet above it is not held, and storing it needs no search.
+    max_uid: u64,
 }
 
 impl DecodingBuffer {
@@ -19,6 +25,8 @@ impl DecodingBuffer {
         DecodingBuffer {
             keep,
             copies: VecDeque::new(),
+            uids: VecDeque::new(),
+            max_uid: 0,
         }
     }
 
@@ -26,18 +34,21 @@ impl DecodingBuffer {
     /// serves, its bytes are the same).
     pub fn store(&mut self, now: Time, p: &Packet) {
         self.expire(now);
-        if self.get(p.uid).is_none() {
+        if p.uid > self.max_uid || self.position(p.uid).is_none() {
+            self.max_uid = self.max_uid.max(p.uid);
             self.copies.push_back((now, p.clone()));
+            self.uids.push_back(p.uid);
         }
+    }
+
+    /// Where the copy of packet `uid` is, searching from the newest.
+    fn position(&self, uid: u64) -> Option<usize> {
+        self.uids.iter().rposition(|&u| u == uid)
     }
 
     /// The copy of packet `uid`, if held.
     pub fn get(&self, uid: u64) -> Option<&Packet> {
-        self.copies
-            .iter()
-            .rev()
-            .find(|(_, p)| p.uid == uid)
-            .map(|(_, p)| p)
+        self.position(uid).map(|i| &self.copies[i].1)
     }
 
     /// Forgets copies older than `keep`.
@@ -48,6 +59,7 @@ impl DecodingBuffer {
             .is_some_and(|(t, _)| *t + self.keep <= now)
         {
             self.copies.pop_front();
+            self.uids.pop_front();
         }
     }
 
