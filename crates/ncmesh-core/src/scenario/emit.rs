@@ -161,6 +161,7 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "ttl", c.ttl.to_string());
     kv(&mut o, "min_delivery", f(c.min_delivery));
     kv(&mut o, "spread", name(&c.spread));
+    kv(&mut o, "reinforce", name(&c.reinforce));
     kv(&mut o, "follow_mobility", c.follow_mobility.to_string());
     o.push_str("\n[routing.aodv]\n");
     crate::check::emit_fields(&c.aodv, &mut |k, v| kv(&mut o, k, v));
@@ -179,6 +180,7 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "initial_rto_s", f(c.initial_rto_s));
     kv(&mut o, "max_rto_s", f(c.max_rto_s));
     kv(&mut o, "clock_granularity_s", f(c.clock_granularity_s));
+    kv(&mut o, "rtt_sampling", name(&c.rtt_sampling));
     kv(&mut o, "delayed_ack", c.delayed_ack.to_string());
     kv(&mut o, "delayed_ack_count", c.delayed_ack_count.to_string());
     kv(&mut o, "delayed_ack_timeout_s", f(c.delayed_ack_timeout_s));

@@ -39,6 +39,30 @@ fn hops_between(s: &Scenario, a: usize, b: usize) -> u32 {
 
 fn round_trip(s: &Scenario) {
     let text = to_toml(s);
+    // "Every field written": each field the scenario serialises (with a value) is named
+    // in the TOML, so a field emit.rs forgets fails here even when its default hides it.
+    fn keys(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    if !x.is_null() {
+                        out.push(k.clone());
+                    }
+                    keys(x, out);
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| keys(x, out)),
+            _ => {}
+        }
+    }
+    let mut names = Vec::new();
+    keys(&serde_json::to_value(s).unwrap(), &mut names);
+    for k in names {
+        assert!(
+            text.contains(k.as_str()),
+            "field {k} missing from the TOML:\n{text}"
+        );
+    }
     let back = parse_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(&back, s, "TOML round trip changed the scenario:\n{text}");
     let json = serde_json::to_string(s).unwrap();
