@@ -246,8 +246,19 @@ def run_ns3(py: str, case: str, seed: int, duration: float, hello: bool, arp: st
 # ---------------------------------------------------------------- ncmesh side
 
 
-def run_ncmesh(case: str, seed: int, duration: float, hello: bool, rreq_retries: int = 2,
-               keep_seqno: bool = False, every_ack_rtt: bool = False) -> dict:
+def ncmesh_readings(a: argparse.Namespace) -> dict:
+    """The scenario fields the command line sets on ncmesh's side."""
+    return {
+        "routing.aodv.hello": a.hello,
+        "routing.aodv.rreq_retries": a.rreq_retries,
+        "routing.aodv.increment_seqno_on_break": not a.keep_seqno,
+        "tcp.rtt_sampling": "every-ack" if a.every_ack_rtt else "timed",
+    }
+
+
+def run_ncmesh(case: str, seed: int, duration: float, readings: dict) -> dict:
+    """One ncmesh run of `case`; `readings`: scenario fields set on top (HELLOs, and the
+    readings that follow ns-3: `ncmesh_readings`)."""
     import ncmesh
     spec = case_spec(case, seed, duration)
     n = len(spec["positions"])
@@ -256,13 +267,10 @@ def run_ncmesh(case: str, seed: int, duration: float, hello: bool, rreq_retries:
         "simulation.seed": seed,
         "simulation.measure_start_s": 10.0,
         "routing.protocol": "aodv",
-        "routing.aodv.hello": hello,
-        "routing.aodv.rreq_retries": rreq_retries,
-        "routing.aodv.increment_seqno_on_break": not keep_seqno,
-        "tcp.rtt_sampling": "every-ack" if every_ack_rtt else "timed",
         # ns-3 keeps the doubled CW after a drop at the retry limit (chain-vs-ns3 does too).
         "mac.cw_reset_after_drop": False,
         "flows.0.src": spec["src"], "flows.0.dst": spec["dst"], "flows.0.start_s": START_S,
+        **readings,
     })
     for i, (x, y) in enumerate(spec["positions"]):
         sc.set(f"nodes.{i}.x", x)
@@ -325,11 +333,11 @@ def main() -> None:
     bad = [c for c in a.cases if c not in CASES and not (c.startswith("chain-") and c[6:].isdigit())]
     if bad:
         ap.error(f"--cases: {', '.join(bad)} not allowed: expected chain-N or one of {', '.join(CASES)}")
+    readings = ncmesh_readings(a)
     rows = []
     for case in a.cases:
         for seed in range(1, a.seeds + 1):
-            ours = run_ncmesh(case, seed, a.duration, a.hello, a.rreq_retries, a.keep_seqno,
-                              a.every_ack_rtt)
+            ours = run_ncmesh(case, seed, a.duration, readings)
             theirs = run_ns3(a.ns3_python, case, seed, a.duration, a.hello, a.arp)
             row = {"case": case, "seed": seed}
             for k, _, _ in MEASURES:

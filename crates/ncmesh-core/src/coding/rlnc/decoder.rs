@@ -51,8 +51,6 @@ pub struct Decoder<F: Field> {
     /// zero beyond it, and skipping zeros changes no value), so a wide window with few
     /// live columns costs its live columns only.
     extent: usize,
-    /// The extent of the last reduced combination (scratch of `reduce`).
-    reduced_end: usize,
     /// The payload of the row of pivot j (empty when payloads are not carried).
     payloads: Vec<Vec<u8>>,
     payload_len: usize,
@@ -73,7 +71,6 @@ impl<F: Field> Decoder<F> {
             pivot: vec![false; width],
             decoded: vec![false; width],
             extent: 0,
-            reduced_end: 0,
             payloads: vec![Vec::new(); width],
             payload_len: 0,
             rank: 0,
@@ -191,14 +188,14 @@ impl<F: Field> Decoder<F> {
     }
 
     /// Reduces a combination by the stored pivots into the scratch vectors (payload too,
-    /// if given) and returns its leading column (None: not innovative), or None for a
-    /// stale one (`Err`).
+    /// if given) and returns its leading column with the extent it reaches (None: not
+    /// innovative), or `Err` for a stale one.
     fn reduce(
         &mut self,
         first: u64,
         coeffs: &[F::Elem],
         payload: Option<&[u8]>,
-    ) -> Result<Option<usize>, ()> {
+    ) -> Result<Option<(usize, usize)>, ()> {
         // Coefficients of forgotten packets: usable only if all zero.
         let skip = (self.base.saturating_sub(first) as usize).min(coeffs.len());
         if coeffs[..skip].iter().any(|&c| c != F::ZERO) {
@@ -216,7 +213,6 @@ impl<F: Field> Decoder<F> {
         let w = self.width;
         // The reduced combination is zero beyond the stored rows' extent and its own end.
         let e = self.extent.max(end);
-        self.reduced_end = e;
         let Decoder {
             rows,
             pivot,
@@ -243,20 +239,19 @@ impl<F: Field> Decoder<F> {
                 }
             }
         }
-        Ok(v[..e].iter().position(|&c| c != F::ZERO))
+        Ok(v[..e].iter().position(|&c| c != F::ZERO).map(|p| (p, e)))
     }
 
     /// Adds the combination with `coeffs` over packets `first`, `first + 1`, ... (and its
     /// payload bytes, if carried; a decoder is given payloads always or never).
     pub fn add(&mut self, first: u64, coeffs: &[F::Elem], payload: Option<&[u8]>) -> Added {
         self.newly.clear();
-        let p = match self.reduce(first, coeffs, payload) {
+        let (p, e) = match self.reduce(first, coeffs, payload) {
             Err(()) => return Added::Stale,
             Ok(None) => return Added::NotInnovative,
-            Ok(Some(p)) => p,
+            Ok(Some(pe)) => pe,
         };
         let w = self.width;
-        let e = self.reduced_end;
         self.extent = e;
         let Decoder {
             rows,

@@ -92,12 +92,18 @@ impl Aodv {
             None => self.p.ttl_start,
         };
         self.stats.discoveries += 1;
+        self.open_discovery(now, dest, ttl, false);
+    }
+
+    /// Opens a discovery of `dest` (`repair`: a local repair, §6.12) and sends its first
+    /// RREQ now, with `ttl` (at most NET_DIAMETER).
+    pub(super) fn open_discovery(&mut self, now: Time, dest: NodeId, ttl: u8, repair: bool) {
         self.discoveries.push(Discovery {
             dest,
             ttl: ttl.min(self.p.net_diameter),
             retries: 0,
             deadline: now,
-            repair: false,
+            repair,
             send_pending: true,
         });
         let i = self.discoveries.len() - 1;

@@ -246,9 +246,7 @@ impl Aodv {
         let dp = self.p.delete_period();
         let lost = match self.table.get(now, dst, dp) {
             Some(r) => {
-                if r.seqno_valid && self.p.increment_seqno_on_break {
-                    r.seqno = r.seqno.wrapping_add(1);
-                }
+                r.on_break(self.p.increment_seqno_on_break);
                 (dst, r.seqno)
             }
             None => (dst, 0),
@@ -292,9 +290,7 @@ impl Aodv {
                 .filter(|&(s, pd)| pd == d && s != self.me && self.p.local_repair)
                 .and_then(|(s, _)| self.table.valid(now, s, dp).map(|r| r.hops));
             let r = self.table.get(now, d, dp).expect("a valid route");
-            if r.seqno_valid && self.p.increment_seqno_on_break {
-                r.seqno = r.seqno.wrapping_add(1);
-            }
+            r.on_break(self.p.increment_seqno_on_break);
             let repair = src_hops.filter(|_| d != next && r.hops <= self.p.max_repair_ttl());
             if let Some(src_hops) = repair {
                 // §6.12: TTL = max(MIN_REPAIR_TTL, 0.5 * #hops) + LOCAL_ADD_TTL, with
@@ -305,16 +301,7 @@ impl Aodv {
                     .max(src_hops / 2)
                     .saturating_add(self.p.local_add_ttl);
                 self.stats.local_repairs += 1;
-                self.discoveries.push(Discovery {
-                    dest: d,
-                    ttl: ttl.min(self.p.net_diameter),
-                    retries: 0,
-                    deadline: now,
-                    repair: true,
-                    send_pending: true,
-                });
-                let i = self.discoveries.len() - 1;
-                self.send_rreq(now, i);
+                self.open_discovery(now, d, ttl, true);
                 continue;
             }
             r.state = RouteState::Invalid;

@@ -43,6 +43,17 @@ pub struct Route {
     pub precursors: SmallVec<[NodeId; 4]>,
 }
 
+impl Route {
+    /// The route broke or a packet for it found none (§6.11 cases (i) and (ii)): its
+    /// known sequence number is incremented, unless `increment` is off (ns-3 3.44
+    /// keeps it: `routing.aodv.increment_seqno_on_break`).
+    pub fn on_break(&mut self, increment: bool) {
+        if self.seqno_valid && increment {
+            self.seqno = self.seqno.wrapping_add(1);
+        }
+    }
+}
+
 /// A route learnt from a message, offered to the table (§6.2).
 #[derive(Debug, Clone, Copy)]
 pub struct Offer {

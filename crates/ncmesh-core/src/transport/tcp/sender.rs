@@ -130,14 +130,12 @@ pub struct TcpSender {
     /// The next segment is a fast retransmission or the first retransmission after a
     /// timeout: it ignores pacing.
     pace_exempt: bool,
-    /// For per-ACK RTT samples ([`CongestionControl::wants_ack_rtt`]): every
-    /// transmission not yet cumulatively acknowledged, as (end, sent at,
-    /// retransmission?), in sending order.
-    tx_log: Option<VecDeque<(u64, Time, bool)>>,
-    /// For `rtt_sampling = "every-ack"` (ns-3's RTT history): every segment sent once
-    /// and not yet cumulatively acknowledged, as (start, end, sent at, retransmitted
-    /// since?), in sending order; a retransmission marks the entries it overlaps.
-    rtt_history: Option<VecDeque<(u64, u64, Time, bool)>>,
+    /// For per-ACK RTT samples (the congestion control's,
+    /// [`CongestionControl::wants_ack_rtt`], and `rtt_sampling = "every-ack"`): every
+    /// transmission not yet cumulatively acknowledged, in sending order.
+    tx_log: Option<VecDeque<Tx>>,
+    /// `rtt_sampling = "every-ack"`: RTT samples from `tx_log` rather than `timed`.
+    rtt_every_ack: bool,
     /// PRR (RFC 6937) is configured.
     prr_enabled: bool,
     /// PRR's state during a recovery, when configured.
@@ -155,13 +153,24 @@ pub struct TcpSender {
     stats: TcpSenderStats,
 }
 
+/// One transmission of `[start, end)` at `at`, kept for per-ACK RTT samples.
+#[derive(Debug, Clone, Copy)]
+struct Tx {
+    start: u64,
+    end: u64,
+    at: Time,
+    /// It was a retransmission.
+    rtx: bool,
+    /// A later retransmission overlapped it (every-ack sampling only).
+    resent: bool,
+}
+
 impl TcpSender {
     /// A sender with nothing sent, configured by `cfg` (variant, MSS, windows, RTO).
     pub fn new(cfg: &TcpConfig) -> Self {
         let smss = cfg.smss().max(1);
         let cc = CcAlgorithm::from_config(cfg);
-        let tx_log = cc.wants_ack_rtt().then(VecDeque::new);
-        let rtt_history = cfg.rtt_every_ack.then(VecDeque::new);
+        let tx_log = (cc.wants_ack_rtt() || cfg.rtt_every_ack).then(VecDeque::new);
         let rate = cc.wants_rate_samples().then(RateSampler::new);
         TcpSender {
             sack: cfg.sack,
@@ -189,7 +198,7 @@ impl TcpSender {
             rescue_rxt: None,
             pace_exempt: false,
             tx_log,
-            rtt_history,
+            rtt_every_ack: cfg.rtt_every_ack,
             prr_enabled: cfg.prr,
             prr: None,
             dup_delivered: 0,
@@ -414,36 +423,31 @@ impl TcpSender {
                 self.rtt_sample(now, now.saturating_sub(sent));
             }
         }
-        if let Some(h) = self.rtt_history.as_mut() {
-            // ns-3 (TcpSocketBase::EstimateRtt, no timestamps): a sample whenever the ACK
-            // covers the oldest segment outstanding and it was sent once; then every
-            // covered entry goes.
-            let sample = match h.front() {
-                Some(&(_, end, at, false)) if ack >= end => Some(now.saturating_sub(at)),
-                _ => None,
-            };
-            while h.front().is_some_and(|&(_, end, _, _)| end <= ack) {
-                h.pop_front();
-            }
-            if let Some(r) = sample {
-                self.rtt_sample(now, r);
-            }
-        }
         if let Some(log) = self.tx_log.as_mut() {
+            // ns-3 (TcpSocketBase::EstimateRtt, no timestamps): a sample whenever the ACK
+            // covers the oldest segment outstanding and it was sent once.
+            let oldest = log
+                .iter()
+                .find(|t| !t.rtx)
+                .filter(|t| self.rtt_every_ack && !t.resent && ack >= t.end)
+                .map(|t| t.at);
             // The most recently sent transmission this ACK covers stands in for the
             // segment whose timestamp the ACK would echo; none if it was a
             // retransmission (Karn: it may have been the original that arrived).
             let mut latest: Option<(Time, bool)> = None;
-            log.retain(|&(end, at, rtx)| {
-                if end > ack {
+            log.retain(|t| {
+                if t.end > ack {
                     return true;
                 }
-                if latest.is_none_or(|(t, _)| at >= t) {
-                    latest = Some((at, rtx));
+                if latest.is_none_or(|(at, _)| t.at >= at) {
+                    latest = Some((t.at, t.rtx));
                 }
                 false
             });
-            if let Some((at, false)) = latest {
+            if let Some(at) = oldest {
+                self.rtt_sample(now, now.saturating_sub(at));
+            }
+            if let Some((at, false)) = latest.filter(|_| self.cc.wants_ack_rtt()) {
                 self.cc.on_ack_rtt(now, now.saturating_sub(at));
             }
         }
@@ -904,19 +908,8 @@ impl TcpSender {
             self.stats.retransmissions += 1;
             // Karn: a retransmission makes any timing in progress ambiguous.
             self.timed = None;
-        } else if self.timed.is_none() && self.rtt_history.is_none() {
+        } else if self.timed.is_none() && !self.rtt_every_ack {
             self.timed = Some((seq, now));
-        }
-        if let Some(h) = self.rtt_history.as_mut() {
-            if retransmission {
-                // ns-3 (UpdateRttHistory): the entries this retransmission overlaps give
-                // no sample any more (Karn).
-                for e in h.iter_mut().filter(|e| e.1 > seq && e.0 < seq + len) {
-                    e.3 = true;
-                }
-            } else {
-                h.push_back((seq, seq + len, now, false));
-            }
         }
         // RFC 6298 (5.1): start the timer if it is not running.
         if self.rto_deadline.is_none() {
@@ -930,7 +923,23 @@ impl TcpSender {
             rack.on_sent(now, seq, seq + len, retransmission);
         }
         if let Some(log) = self.tx_log.as_mut() {
-            log.push_back((seq + len, now, retransmission));
+            if retransmission && self.rtt_every_ack {
+                // ns-3 (UpdateRttHistory): the segments this retransmission overlaps give
+                // no sample any more (Karn).
+                for t in log
+                    .iter_mut()
+                    .filter(|t| t.end > seq && t.start < seq + len)
+                {
+                    t.resent = true;
+                }
+            }
+            log.push_back(Tx {
+                start: seq,
+                end: seq + len,
+                at: now,
+                rtx: retransmission,
+                resent: false,
+            });
         }
         if let Some(r) = self.rate.as_mut() {
             // Nothing was outstanding before this segment (Linux: !tp->packets_out).
