@@ -48,6 +48,12 @@ sends the first and RREQ_RETRIES = 2 more (`--rreq-retries 1`), and it keeps a b
 route's destination sequence number where §6.11 increments it (`--keep-seqno`;
 aodv-rtable.cc RoutingTableEntry::Invalidate), so its neighbours' older routes still
 answer the rediscovery.
+
+ns-3's TCP (TcpSocketBase, NewReno, classic recovery) differs from ncmesh's default TCP in
+two ways a flag covers: it takes an RTT sample from every ACK (`--every-ack-rtt`) and uses
+Limited Transmit (`--limited-transmit`). Both start a new fast retransmit once the
+cumulative ACK reaches `recover` (RFC 2582's Less Careful variant: ns-3's
+`m_highRxAckMark >= m_recover`, ncmesh's `tcp.newreno_careful = false`, its default).
 """
 
 from __future__ import annotations
@@ -253,6 +259,7 @@ def ncmesh_readings(a: argparse.Namespace) -> dict:
         "routing.aodv.rreq_retries": a.rreq_retries,
         "routing.aodv.increment_seqno_on_break": not a.keep_seqno,
         "tcp.rtt_sampling": "every-ack" if a.every_ack_rtt else "timed",
+        "tcp.limited_transmit": a.limited_transmit,
     }
 
 
@@ -328,6 +335,9 @@ def main() -> None:
     ap.add_argument("--every-ack-rtt", action="store_true",
                     help="ncmesh's TCP takes an RTT sample from every ACK, as ns-3's TCP without "
                          "timestamps does (ncmesh's default: one timed segment at a time, RFC 6298)")
+    ap.add_argument("--limited-transmit", action="store_true",
+                    help="ncmesh's TCP uses Limited Transmit (RFC 3042), as ns-3's does by default "
+                         "(ncmesh's default: off); both use RFC 2582's Less Careful NewReno rule")
     ap.add_argument("--out", help="also write the rows (CSV) to this file")
     a = ap.parse_args()
     bad = [c for c in a.cases if c not in CASES and not (c.startswith("chain-") and c[6:].isdigit())]

@@ -186,6 +186,8 @@ pub fn to_toml(sc: &Scenario) -> String {
     kv(&mut o, "delayed_ack_timeout_s", f(c.delayed_ack_timeout_s));
     kv(&mut o, "rcv_buffer_bytes", c.rcv_buffer_bytes.to_string());
     kv(&mut o, "dupack_threshold", c.dupack_threshold.to_string());
+    kv(&mut o, "limited_transmit", c.limited_transmit.to_string());
+    kv(&mut o, "newreno_careful", c.newreno_careful.to_string());
     kv(&mut o, "prr", c.prr.to_string());
     kv(&mut o, "rack", c.rack.to_string());
     o.push_str("# variant = \"few\"\n");

@@ -636,6 +636,18 @@ pub struct TcpCfg {
     pub rcv_buffer_bytes: u32,
     /// Duplicate ACKs that trigger fast retransmit; >= 1.
     pub dupack_threshold: u32,
+    /// Limited Transmit (RFC 3042; RFC 5681 §3.2 step 1, a SHOULD): each of the first
+    /// two duplicate ACKs sends one segment of new data, cwnd unchanged, if the
+    /// receiver's window allows. ns-2 (`singledup_ 1`) and ns-3 (`LimitedTransmit`) do
+    /// it by default; off keeps ncmesh's results from before it (docs/assumptions.md).
+    pub limited_transmit: bool,
+    /// NewReno (no SACK) after a fast retransmit or a timeout: `true`, the Careful
+    /// variant of RFC 6582 §3.2 step 1 (ns-2's default): a new fast retransmit only once
+    /// the cumulative ACK covers more than `recover`, the highest byte sent at that
+    /// event; `false`, RFC 2582's Less Careful variant (ns-3 3.44): already when it
+    /// covers `recover`, i.e. everything sent then. `false` keeps ncmesh's results from
+    /// before the choice (docs/assumptions.md).
+    pub newreno_careful: bool,
     /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) sets the window during loss
     /// recovery, NewReno's and SACK's, for every variant.
     pub prr: bool,
@@ -711,6 +723,8 @@ impl Default for TcpCfg {
             delayed_ack_timeout_s: 0.2,
             rcv_buffer_bytes: 131_072,
             dupack_threshold: 3,
+            limited_transmit: false,
+            newreno_careful: false,
             prr: false,
             rack: false,
             few_alpha: 0.01,

@@ -42,6 +42,11 @@ pub struct TcpConfig {
     pub rcv_buffer: u32,
     /// Duplicate ACKs that trigger fast retransmit (DupThresh, RFC 5681 section 3.2).
     pub dupack_threshold: u32,
+    /// Limited Transmit (RFC 3042) on the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// NewReno's Careful variant (RFC 6582 section 3.2 step 1) rather than RFC 2582's
+    /// Less Careful one.
+    pub newreno_careful: bool,
     /// PRR (RFC 6937) sets the window during loss recovery.
     pub prr: bool,
     /// RACK-TLP (RFC 8985) loss detection; only with `sack`.
@@ -88,6 +93,8 @@ impl TcpConfig {
             delayed_ack_timeout: secs(c.delayed_ack_timeout_s),
             rcv_buffer: c.rcv_buffer_bytes,
             dupack_threshold: c.dupack_threshold.max(1),
+            limited_transmit: c.limited_transmit,
+            newreno_careful: c.newreno_careful,
             prr: c.prr,
             rack: c.rack && c.sack,
             few_alpha: if c.few_alpha > 0.0 {

@@ -112,6 +112,13 @@ pub struct TcpSender {
     /// The segment being timed: (its first byte, when it was sent).
     timed: Option<(u64, Time)>,
     dupacks: u32,
+    /// Limited Transmit (RFC 3042) is configured.
+    limited_transmit: bool,
+    /// Bytes of new data Limited Transmit sent in the current run of duplicate ACKs
+    /// (RFC 5681 section 3.2 step 2 leaves them out of FlightSize for ssthresh).
+    limited_sent: u64,
+    /// NewReno's Careful variant (RFC 6582 section 3.2 step 1).
+    careful: bool,
     /// A timeout happened and the data outstanding then (up to `recover`) is not yet
     /// all acknowledged: further timeouts hit data the timer already retransmitted.
     rto_recovery: bool,
@@ -176,6 +183,9 @@ impl TcpSender {
             sack: cfg.sack,
             smss,
             dupthresh: cfg.dupack_threshold.max(1),
+            limited_transmit: cfg.limited_transmit,
+            limited_sent: 0,
+            careful: cfg.newreno_careful,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -498,6 +508,7 @@ impl TcpSender {
             RecoveryState::Open => {
                 // RFC 5681 section 3.2: a new cumulative ACK ends a dupack run.
                 self.dupacks = 0;
+                self.limited_sent = 0;
                 let mut w = self.win;
                 self.cc.on_ack(&mut w, now, acked);
                 self.win = w;
@@ -524,6 +535,15 @@ impl TcpSender {
         if self.snd_una < self.recover {
             return;
         }
+        // NewReno's Careful variant: `recover` here is the end of what was sent at the
+        // last fast retransmit or timeout, so an ACK of exactly `recover` covers the
+        // highest byte sent then but not "more than recover" (RFC 6582 section 3.2:
+        // ack_number - 1 > recover). Its duplicates come from retransmissions of data
+        // that had arrived. Less Careful (RFC 2582) lets them start a recovery.
+        // `recover` is 0 only before any such event (RFC 6582: the ISS).
+        if self.careful && !self.sack && self.recover > 0 && self.snd_una == self.recover {
+            return;
+        }
         if self.rack.is_some() {
             // RFC 8985 §6: RACK's marks, not the duplicate count, start recovery.
             return;
@@ -545,7 +565,8 @@ impl TcpSender {
     /// RFC 5681 section 3.2 steps 2-3 with RFC 6582 section 3.2 step 1.
     fn enter_fast_recovery(&mut self, now: Time) {
         self.recover = self.snd_max;
-        let flight = self.snd_max - self.snd_una;
+        // RFC 5681 section 3.2 step 2: data sent by Limited Transmit is not counted.
+        let flight = self.snd_max - self.snd_una - self.limited_sent;
         self.cc.on_loss(&self.win, now);
         self.win.ssthresh = self.cc.ssthresh_after_dupacks(&self.win, flight);
         // Artificial inflation by the segments that have left the network.
@@ -563,8 +584,8 @@ impl TcpSender {
         // (4.1) RecoveryPoint = HighData.
         self.recover = self.snd_max;
         // (4.2) ssthresh = cwnd = FlightSize / 2 (with RFC 5681's floor; the variant's
-        // rule for a loss found by duplicate ACKs).
-        let flight = self.snd_max - self.snd_una;
+        // rule for a loss found by duplicate ACKs), less Limited Transmit's data.
+        let flight = self.snd_max - self.snd_una - self.limited_sent;
         self.cc.on_loss(&self.win, now);
         self.win.ssthresh = self.cc.ssthresh_after_dupacks(&self.win, flight);
         self.win.cwnd = self.win.ssthresh;
@@ -606,6 +627,7 @@ impl TcpSender {
         self.prr = None;
         self.recovery = RecoveryState::Open;
         self.dupacks = 0;
+        self.limited_sent = 0;
         self.rtx_head = false;
         self.rescue_rxt = None;
     }
@@ -754,10 +776,37 @@ impl TcpSender {
             self.check_app_limited();
             return None;
         };
-        if !self.window_allows(self.snd_max, len) {
-            return None;
+        if self.window_allows(self.snd_max, len) {
+            return Some(self.send_new(now, len));
         }
-        Some(self.send_new(now, len))
+        if self.limited_transmit_allows(len) {
+            self.limited_sent += len;
+            return Some(self.send_new(now, len));
+        }
+        None
+    }
+
+    /// RFC 3042 section 2 (RFC 5681 section 3.2 step 1): on each of the first two
+    /// duplicate ACKs (below DupThresh, outside recovery) one segment of new data may
+    /// go beyond cwnd, up to cwnd + 2 SMSS outstanding, within the receiver's window;
+    /// cwnd itself is unchanged. With SACK, only ACKs that SACK new data count as
+    /// duplicates (RFC 3042: "MUST NOT send new data unless ... new SACK
+    /// information"). RACK (RFC 8985) leaves loss detection to time, so not with it.
+    fn limited_transmit_allows(&self, len: u64) -> bool {
+        if !self.limited_transmit
+            || self.rack.is_some()
+            || self.recovery != RecoveryState::Open
+            || self.rto_recovery
+            || self.dupacks == 0
+            || self.dupacks >= self.dupthresh
+        {
+            return false;
+        }
+        let allowance = self.dupacks.min(2) as u64 * self.smss;
+        let after = self.snd_max + len - self.snd_una;
+        after <= self.win.cwnd + allowance
+            && after <= self.rwnd
+            && self.limited_sent + len <= allowance
     }
 
     /// Delivery-rate estimation §3.4 (Linux tcp_rate_check_app_limited): the
@@ -1181,6 +1230,83 @@ mod tests {
             assert_eq!(s.cwnd_bytes(), 5500 + thresh as u64 * MSS);
             assert_eq!(drain(&mut s, 3, u64::MAX), vec![(1000, 1000)]);
             assert_eq!(s.stats().retransmissions, 1);
+        }
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
+        for (limited, sack) in [(false, false), (true, false), (true, true)] {
+            let mut s = TcpSender::new(&TcpConfig {
+                limited_transmit: limited,
+                ..cfg(sack)
+            });
+            drain(&mut s, 0, u64::MAX); // [0, 10000), cwnd full
+                                        // Segment 0 lost: each duplicate ACK (SACKing one more segment with SACK).
+            let dup = |k: u64| {
+                if sack {
+                    sack_ack(0, &[(1000, 1000 + k * MSS)])
+                } else {
+                    ack(0)
+                }
+            };
+            let mut sent = vec![];
+            for k in 1..=2 {
+                s.on_ack(k, &dup(k));
+                sent.push(drain(&mut s, k, u64::MAX));
+            }
+            if limited {
+                // RFC 3042: one new segment per duplicate, beyond cwnd, cwnd unchanged.
+                assert_eq!(sent, vec![segs(10, 1), segs(11, 1)]);
+            } else {
+                assert_eq!(sent, vec![vec![], vec![]]);
+            }
+            assert_eq!(s.cwnd_bytes(), 10 * MSS);
+            s.on_ack(3, &dup(3));
+            assert_eq!(s.stats().fast_retransmits, 1);
+            // RFC 5681 section 3.2 step 2: ssthresh from the 10 segments outstanding
+            // before, not the 12 with Limited Transmit's two.
+            assert_eq!(s.ssthresh_bytes(), 5000);
+            assert_eq!(s.next_segment(3, u64::MAX).map(|h| h.seq), Some(0));
+        }
+    }
+
+    #[test]
+    fn careful_newreno_needs_an_ack_beyond_recover_for_a_new_fast_retransmit() {
+        // After a recovery ends with the full ACK of `recover`, three duplicates of that
+        // same ACK (from retransmissions of data that had arrived) start a second
+        // recovery only under RFC 2582's Less Careful variant; an ACK past `recover`
+        // and its duplicates start one under both (RFC 6582 section 3.2 step 1).
+        for careful in [false, true] {
+            let mut s = TcpSender::new(&TcpConfig {
+                newreno_careful: careful,
+                ..cfg(false)
+            });
+            drain(&mut s, 0, u64::MAX); // [0, 10000)
+            for _ in 0..3 {
+                s.on_ack(1, &ack(0));
+            }
+            assert_eq!(s.stats().fast_retransmits, 1);
+            assert_eq!(s.recover(), 10_000);
+            drain(&mut s, 1, u64::MAX);
+            s.on_ack(2, &ack(10_000)); // full ACK: recovery over
+            assert!(!s.in_recovery());
+            drain(&mut s, 2, u64::MAX);
+            for _ in 0..3 {
+                s.on_ack(3, &ack(10_000));
+            }
+            assert_eq!(
+                s.stats().fast_retransmits,
+                if careful { 1 } else { 2 },
+                "careful {careful}"
+            );
+            if careful {
+                s.on_ack(4, &ack(11_000));
+                for _ in 0..3 {
+                    s.on_ack(5, &ack(11_000));
+                }
+                assert_eq!(s.stats().fast_retransmits, 2);
+                assert_eq!(s.next_segment(5, u64::MAX).map(|h| h.seq), Some(11_000));
+            }
         }
     }
 
