@@ -156,7 +156,9 @@ impl Pipe {
 
     /// New data never takes the sender beyond its windows: everything outstanding
     /// stays within the peer's window, and the flight (pipe during SACK recovery)
-    /// within cwnd. A lone segment with nothing outstanding is always allowed.
+    /// within cwnd, plus at most 2 SMSS that Limited Transmit sent on the first two
+    /// duplicate ACKs (RFC 3042). A lone segment with nothing outstanding is always
+    /// allowed.
     fn check_window_invariant(&self, h: &TcpHeader) {
         let s = &self.snd;
         let len = h.len as u64;
@@ -164,8 +166,10 @@ impl Pipe {
             s.snd_max() - s.snd_una() <= s.peer_window().max(len),
             "beyond the receiver window"
         );
+        let limited = s.limited_transmit_bytes();
+        assert!(limited <= 2 * MSS, "Limited Transmit sent {limited} bytes");
         assert!(
-            s.flight_size() <= s.cwnd_bytes().max(len),
+            s.flight_size() <= s.cwnd_bytes().max(len) + limited,
             "flight {} > cwnd {}",
             s.flight_size(),
             s.cwnd_bytes()
@@ -419,6 +423,51 @@ fn random_losses_complete_deterministically() {
             assert_eq!(log1, log2);
             assert!(st1.retransmissions > 0 && st1.fast_retransmits > 0);
             assert_eq!(st1.segments_sent, st2.segments_sent);
+        }
+    }
+}
+
+/// Limited Transmit (RFC 3042) and NewReno's Careful variant (RFC 6582) on a lossy path:
+/// every byte arrives, the same run twice gives the same segments, and with Limited
+/// Transmit more segments leave before recoveries start than without (it sends on the
+/// first and second duplicates, where the plain sender waits).
+#[test]
+fn limited_transmit_and_careful_newreno_repair_random_losses() {
+    for sack in [false, true] {
+        let run = |limited: bool, careful: bool| {
+            let mut rnd = lcg(7);
+            let c = TcpConfig {
+                limited_transmit: limited,
+                newreno_careful: careful,
+                ..cfg(sack, true)
+            };
+            let mut p =
+                Pipe::new(&c, 15 * MILLIS, 200_000, 1_000_000).with_drop(move |_, _| rnd() < 0.03);
+            p.run(600 * SECOND);
+            assert!(
+                p.done(),
+                "sack={sack} limited={limited} careful={careful}: stuck at {}",
+                p.rcv.delivered_bytes()
+            );
+            let log: Vec<_> = p
+                .sent
+                .iter()
+                .map(|(t, h, d)| (*t, h.seq, h.len, *d))
+                .collect();
+            (log, p.snd.stats().clone())
+        };
+        let (plain, _) = run(false, false);
+        for (limited, careful) in [(true, false), (false, true), (true, true)] {
+            let (a, st) = run(limited, careful);
+            let (b, _) = run(limited, careful);
+            assert_eq!(a, b, "deterministic");
+            assert!(st.fast_retransmits > 0);
+            if limited {
+                assert_ne!(
+                    a, plain,
+                    "sack={sack}: Limited Transmit changes what is sent"
+                );
+            }
         }
     }
 }

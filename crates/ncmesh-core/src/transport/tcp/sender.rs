@@ -1056,6 +1056,12 @@ impl TcpSender {
         self.snd_max
     }
 
+    /// New data Limited Transmit sent beyond cwnd in the current run of duplicate ACKs
+    /// (at most 2 SMSS; 0 outside such a run).
+    pub fn limited_transmit_bytes(&self) -> u64 {
+        self.limited_sent
+    }
+
     /// Bytes believed in flight: RFC 6675 pipe during SACK recovery, otherwise the
     /// outstanding bytes of the current transmission (snd_nxt - snd_una).
     pub fn flight_size(&self) -> u64 {
