@@ -394,29 +394,37 @@ fn lcg(seed: u64) -> impl FnMut() -> f64 {
     }
 }
 
+/// What a sender sent, segment by segment: (time, seq, len, dropped).
+type SendLog = Vec<(Time, u64, u32, bool)>;
+
+/// 1 MB over the 15 ms path losing 3 % of the data segments at random (the loss
+/// pattern drawn from `seed`), run up to `horizon`; every byte must arrive (`what` names
+/// the case in the failure). Returns when it ended, what was sent and the sender's
+/// counters.
+fn lossy_run(
+    c: &TcpConfig,
+    seed: u64,
+    horizon: Time,
+    what: &str,
+) -> (Time, SendLog, TcpSenderStats) {
+    let mut rnd = lcg(seed);
+    let mut p = Pipe::new(c, 15 * MILLIS, 200_000, 1_000_000).with_drop(move |_, _| rnd() < 0.03);
+    p.run(horizon);
+    assert!(p.done(), "{what}: stuck at {}", p.rcv.delivered_bytes());
+    let log = p
+        .sent
+        .iter()
+        .map(|(t, h, d)| (*t, h.seq, h.len, *d))
+        .collect();
+    (p.now, log, p.snd.stats().clone())
+}
+
 #[test]
 fn random_losses_complete_deterministically() {
     for sack in [false, true] {
         for delack in [false, true] {
-            let run = || {
-                let mut rnd = lcg(42);
-                let mut p = Pipe::new(&cfg(sack, delack), 15 * MILLIS, 200_000, 1_000_000)
-                    .with_drop(move |_, _| rnd() < 0.03);
-                p.run(600 * SECOND);
-                assert!(
-                    p.done(),
-                    "sack={sack} delack={delack}: stuck at {}",
-                    p.rcv.delivered_bytes()
-                );
-                (
-                    p.now,
-                    p.sent
-                        .iter()
-                        .map(|(t, h, d)| (*t, h.seq, h.len, *d))
-                        .collect::<Vec<_>>(),
-                    p.snd.stats().clone(),
-                )
-            };
+            let what = format!("sack={sack} delack={delack}");
+            let run = || lossy_run(&cfg(sack, delack), 42, 600 * SECOND, &what);
             let (t1, log1, st1) = run();
             let (t2, log2, st2) = run();
             assert_eq!(t1, t2);
@@ -435,26 +443,14 @@ fn random_losses_complete_deterministically() {
 fn limited_transmit_and_careful_newreno_repair_random_losses() {
     for sack in [false, true] {
         let run = |limited: bool, careful: bool| {
-            let mut rnd = lcg(7);
             let c = TcpConfig {
                 limited_transmit: limited,
                 newreno_careful: careful,
                 ..cfg(sack, true)
             };
-            let mut p =
-                Pipe::new(&c, 15 * MILLIS, 200_000, 1_000_000).with_drop(move |_, _| rnd() < 0.03);
-            p.run(600 * SECOND);
-            assert!(
-                p.done(),
-                "sack={sack} limited={limited} careful={careful}: stuck at {}",
-                p.rcv.delivered_bytes()
-            );
-            let log: Vec<_> = p
-                .sent
-                .iter()
-                .map(|(t, h, d)| (*t, h.seq, h.len, *d))
-                .collect();
-            (log, p.snd.stats().clone())
+            let what = format!("sack={sack} limited={limited} careful={careful}");
+            let (_, log, stats) = lossy_run(&c, 7, 600 * SECOND, &what);
+            (log, stats)
         };
         let (plain, _) = run(false, false);
         for (limited, careful) in [(true, false), (false, true), (true, true)] {
@@ -707,23 +703,8 @@ fn cubic_prr_and_rack_repair_random_losses_deterministically() {
                 rack,
                 ..variant_cfg(variant, true, true)
             };
-            let run = || {
-                let mut rnd = lcg(11);
-                let mut p = Pipe::new(&c, 15 * MILLIS, 200_000, 1_000_000)
-                    .with_drop(move |_, _| rnd() < 0.03);
-                p.run(900 * SECOND);
-                assert!(
-                    p.done(),
-                    "{variant:?} prr={prr} rack={rack}: stuck at {}",
-                    p.rcv.delivered_bytes()
-                );
-                let log: Vec<_> = p
-                    .sent
-                    .iter()
-                    .map(|(t, h, d)| (*t, h.seq, h.len, *d))
-                    .collect();
-                (p.now, log, p.snd.stats().clone())
-            };
+            let what = format!("{variant:?} prr={prr} rack={rack}");
+            let run = || lossy_run(&c, 11, 900 * SECOND, &what);
             let (t1, log1, st1) = run();
             let (t2, log2, _) = run();
             assert_eq!(
