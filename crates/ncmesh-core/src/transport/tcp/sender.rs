@@ -1277,6 +1277,53 @@ mod tests {
     }
 
     #[test]
+    fn limited_transmit_stays_within_its_limits() {
+        let lt = |c: TcpConfig| {
+            TcpSender::new(&TcpConfig {
+                limited_transmit: true,
+                ..c
+            })
+        };
+        // DupThresh 5: only the first two duplicates send (RFC 3042), the third and
+        // fourth wait for the fast retransmit.
+        let mut s = lt(TcpConfig {
+            dupack_threshold: 5,
+            ..cfg(false)
+        });
+        drain(&mut s, 0, u64::MAX);
+        let sent: Vec<_> = (1..=4)
+            .map(|k| {
+                s.on_ack(k, &ack(0));
+                drain(&mut s, k, u64::MAX).len()
+            })
+            .collect();
+        assert_eq!(sent, vec![1, 1, 0, 0]);
+        // The receiver's window: a peer that advertises just the flight gets nothing.
+        let mut s = lt(cfg(false));
+        drain(&mut s, 0, u64::MAX);
+        let full = TcpHeader {
+            wnd: 10_000,
+            ..ack(0)
+        };
+        s.on_ack(1, &full);
+        assert_eq!(drain(&mut s, 1, u64::MAX), vec![]);
+        // Going back N after a timeout: duplicates send no new data.
+        let mut s = lt(cfg(false));
+        drain(&mut s, 0, u64::MAX);
+        s.on_rto(SECOND);
+        assert_eq!(drain(&mut s, SECOND, u64::MAX), vec![(0, 1000)]);
+        s.on_ack(SECOND + 1, &ack(0));
+        assert_eq!(drain(&mut s, SECOND + 1, u64::MAX), vec![]);
+        // With RACK, loss detection is by time: no Limited Transmit.
+        let mut s = lt(rack_cfg());
+        drain(&mut s, 0, u64::MAX);
+        s.on_ack(1, &sack_ack(0, &[(1000, 2000)]));
+        assert!(drain(&mut s, 1, u64::MAX)
+            .iter()
+            .all(|&(seq, _)| seq < 10_000));
+    }
+
+    #[test]
     fn careful_newreno_needs_an_ack_beyond_recover_for_a_new_fast_retransmit() {
         // After a recovery ends with the full ACK of `recover`, three duplicates of that
         // same ACK (from retransmissions of data that had arrived) start a second
