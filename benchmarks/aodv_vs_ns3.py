@@ -226,19 +226,31 @@ def from_captures(pcap: list[str], macs: list[str], ips: list[str], spec: dict) 
     return out
 
 
-def run_ns3(py: str, case: str, seed: int, duration: float, hello: bool, arp: str = "permanent") -> dict:
+def ns3_process(py: str, spec: dict, seed: int, prefix: str, hello: bool, arp: str = "permanent",
+                tcp_log: bool = False) -> tuple[dict, str]:
+    """Runs NS3_SCRIPT on `spec` in its own process, its captures under `prefix`; returns its
+    RESULT line and its standard error, which holds ns-3's `TcpSocketBase` log at debug
+    level when `tcp_log`."""
     import json
+    script = NS3_SCRIPT
+    if tcp_log:
+        script = script.replace("from ns import ns\n",
+                                "from ns import ns\nns.LogComponentEnable('TcpSocketBase', ns.LOG_LEVEL_DEBUG)\n"
+                                "ns.LogComponentEnableAll(ns.LOG_PREFIX_TIME)\n", 1)
+    spec_file = prefix + "-spec.json"
+    with open(spec_file, "w") as f:
+        json.dump({**spec, "start_s": START_S, "rate_kbps": UDP_RATE_KBPS, "packet_bytes": UDP_BYTES}, f)
+    r = subprocess.run([py, "-c", script, spec_file, str(seed), prefix, "1" if hello else "0", arp, str(ANCHOR_DIR)],
+                       capture_output=True, text=True, check=True)
+    line = next(x for x in r.stdout.splitlines() if x.startswith("RESULT "))
+    return json.loads(line[7:]), r.stderr
+
+
+def run_ns3(py: str, case: str, seed: int, duration: float, hello: bool, arp: str = "permanent") -> dict:
     spec = case_spec(case, seed, duration)
     with tempfile.TemporaryDirectory() as d:
-        spec_file = os.path.join(d, "spec.json")
-        with open(spec_file, "w") as f:
-            json.dump({**spec, "start_s": START_S, "rate_kbps": UDP_RATE_KBPS, "packet_bytes": UDP_BYTES}, f)
         prefix = os.path.join(d, "aodv")
-        out = subprocess.run([py, "-c", NS3_SCRIPT, spec_file, str(seed), prefix, "1" if hello else "0", arp,
-                              str(ANCHOR_DIR)],
-                             capture_output=True, text=True, check=True).stdout
-        line = next(x for x in out.splitlines() if x.startswith("RESULT "))
-        r = json.loads(line[7:])
+        r, _ = ns3_process(py, spec, seed, prefix, hello, arp)
         n = len(spec["positions"])
         r.update(from_captures([f"{prefix}-{i}-0.pcap" for i in range(n)], r.pop("macs"), r.pop("ips"), spec))
     if spec["udp"]:

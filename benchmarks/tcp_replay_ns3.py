@@ -23,7 +23,6 @@ A benchmark script, not a test: each ns-3 run takes 10-30 s.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -51,20 +50,9 @@ def replay_binary() -> Path:
 
 def ns3_source_log(py: str, case: str, seed: int, duration: float) -> tuple[dict, str]:
     """One ns-3 run with TcpSocketBase logging; returns (its result line, its log)."""
-    spec = bench.case_spec(case, seed, duration)
-    script = bench.NS3_SCRIPT.replace(
-        "from ns import ns\n",
-        "from ns import ns\nns.LogComponentEnable('TcpSocketBase', ns.LOG_LEVEL_DEBUG)\n"
-        "ns.LogComponentEnableAll(ns.LOG_PREFIX_TIME)\n", 1)
     with tempfile.TemporaryDirectory() as d:
-        spec_file = os.path.join(d, "spec.json")
-        with open(spec_file, "w") as f:
-            json.dump({**spec, "start_s": bench.START_S, "rate_kbps": bench.UDP_RATE_KBPS,
-                       "packet_bytes": bench.UDP_BYTES}, f)
-        r = subprocess.run([py, "-c", script, spec_file, str(seed), os.path.join(d, "aodv"), "0", "permanent",
-                            str(bench.ANCHOR_DIR)], capture_output=True, text=True, check=True)
-    line = next(x for x in r.stdout.splitlines() if x.startswith("RESULT "))
-    return json.loads(line[7:]), r.stderr
+        return bench.ns3_process(py, bench.case_spec(case, seed, duration), seed, os.path.join(d, "aodv"),
+                                 hello=False, tcp_log=True)
 
 
 def parse_source(log: str, src: int) -> dict:

@@ -15,7 +15,8 @@
 //! `tcp.newreno_careful`. Output: "time SEND seq" and "time ACK ack cwnd ssthresh state"
 //! lines, then a summary line with the fast retransmits, timeouts and segments sent.
 
-use ncmesh_core::engine::{Time, MILLIS, SECOND};
+use ncmesh_core::engine::{secs, to_secs, Time};
+use ncmesh_core::scenario::schema::{RttSampling, TcpCfg};
 use ncmesh_core::transport::tcp::{TcpConfig, TcpHeader, TcpSender};
 use std::io::BufRead;
 
@@ -24,14 +25,10 @@ fn fail(msg: &str) -> ! {
     std::process::exit(2);
 }
 
-fn secs(t: Time) -> f64 {
-    t as f64 / SECOND as f64
-}
-
 /// Sends everything the sender allows now, printing each segment.
 fn drain(s: &mut TcpSender, now: Time, offset: u64, sent: &mut u64) {
     while let Some(h) = s.next_segment(now, u64::MAX) {
-        println!("{:.9} SEND {}", secs(now), h.seq + offset);
+        println!("{:.9} SEND {}", to_secs(now), h.seq + offset);
         *sent += 1;
     }
 }
@@ -71,30 +68,21 @@ fn main() {
             ))
         });
     let file = std::fs::File::open(acks).unwrap_or_else(|e| fail(&format!("ACKS: {acks}: {e}")));
-    // The ns-3 anchor's TCP: NewReno without SACK, 1000-byte segments, initial window 10,
-    // RTO 1 s minimum and initial, 60 s maximum, 1 ms granularity, DupThresh 3.
-    let cfg = TcpConfig {
-        sack: false,
-        mss: 1000,
-        initial_cwnd_segments: 10,
-        min_rto: SECOND,
-        initial_rto: SECOND,
-        max_rto: 60 * SECOND,
-        clock_granularity: MILLIS,
-        rtt_every_ack: every_ack,
-        dupack_threshold: 3,
+    // The scenario's default TCP, which is the ns-3 anchor's: NewReno without SACK,
+    // 1000-byte segments, initial window 10, RTO 1 s minimum and initial, DupThresh 3.
+    let cfg = TcpConfig::from_cfg(&TcpCfg {
+        rtt_sampling: if every_ack {
+            RttSampling::EveryAck
+        } else {
+            RttSampling::Timed
+        },
         limited_transmit: limited,
         newreno_careful: careful,
-        ..TcpConfig::default()
-    };
+        ..TcpCfg::default()
+    });
     let mut s = TcpSender::new(&cfg);
     let mut sent = 0u64;
-    drain(
-        &mut s,
-        (start * SECOND as f64).round() as Time,
-        offset,
-        &mut sent,
-    );
+    drain(&mut s, secs(start), offset, &mut sent);
     for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.unwrap_or_else(|e| fail(&format!("ACKS: {acks}: {e}")));
         let mut f = line.split_whitespace();
@@ -107,10 +95,10 @@ fn main() {
                 n + 1
             ))
         };
-        let now = (t * SECOND as f64).round() as Time;
+        let now = secs(t);
         // The sender's own timer fires first if it is due before this ACK.
         while let Some(d) = s.timer_deadline().filter(|&d| d <= now) {
-            println!("{:.9} TIMER", secs(d));
+            println!("{:.9} TIMER", to_secs(d));
             s.on_timer(d);
             drain(&mut s, d, offset, &mut sent);
         }
@@ -122,7 +110,7 @@ fn main() {
         s.on_ack(now, &h);
         println!(
             "{:.9} ACK {} cwnd={} ssthresh={} state={:?}",
-            secs(now),
+            to_secs(now),
             a,
             s.cwnd_bytes(),
             s.ssthresh_bytes(),

@@ -531,17 +531,16 @@ impl TcpSender {
     fn count_dupack(&mut self, now: Time) {
         self.dupacks += 1;
         // RFC 6582 section 3.2 step 1 (and RFC 6675 section 5.1 after a timeout): no
-        // new recovery until the cumulative ACK covers `recover`.
-        if self.snd_una < self.recover {
-            return;
-        }
-        // NewReno's Careful variant: `recover` here is the end of what was sent at the
-        // last fast retransmit or timeout, so an ACK of exactly `recover` covers the
-        // highest byte sent then but not "more than recover" (RFC 6582 section 3.2:
-        // ack_number - 1 > recover). Its duplicates come from retransmissions of data
-        // that had arrived. Less Careful (RFC 2582) lets them start a recovery.
-        // `recover` is 0 only before any such event (RFC 6582: the ISS).
-        if self.careful && !self.sack && self.recover > 0 && self.snd_una == self.recover {
+        // new recovery until the cumulative ACK covers `recover`, the end of what was
+        // sent at the last fast retransmit or timeout. NewReno's Careful variant asks
+        // for more than that (RFC 6582 section 3.2: ack_number - 1 > recover, i.e. an
+        // ACK past `recover`, not equal to it: after a timeout, duplicates of exactly
+        // `recover` come from the go-back-N resending data that had arrived); RFC
+        // 2582's Less Careful
+        // variant, and SACK's RecoveryPoint, accept it. `recover` is 0 only before any
+        // such event (RFC 6582: the ISS).
+        let careful = self.careful && !self.sack && self.recover > 0;
+        if self.snd_una < self.recover || (careful && self.snd_una == self.recover) {
             return;
         }
         if self.rack.is_some() {
