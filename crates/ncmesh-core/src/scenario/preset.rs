@@ -78,6 +78,8 @@ const NS2: &[PresetField] = &[
     PresetField { path: "tcp.max_rto_s", value: Float(60.0), source: "Agent/TCP maxrto_ 60" },
     PresetField { path: "tcp.clock_granularity_s", value: Float(0.01), source: "Agent/TCP tcpTick_ 0.01" },
     PresetField { path: "tcp.dupack_threshold", value: Int(3), source: "Agent/TCP numdupacks_ 3" },
+    PresetField { path: "tcp.limited_transmit", value: Bool(true), source: "Agent/TCP singledup_ 1 (tcp.cc send_one: one new packet on each duplicate ACK below numdupacks_, within cwnd_ + dupacks_; RFC 3042)" },
+    PresetField { path: "tcp.newreno_careful", value: Bool(true), source: "Agent/TCP bugFix_ true, lessCareful_ false (tcp-newreno.cc dupack_action: a new fast retransmit only once highest_ack_ > recover_, RFC 6582's Careful variant)" },
     PresetField { path: "tcp.delayed_ack", value: Bool(false), source: "Agent/TCPSink acknowledges every segment (delayed ACKs are the separate Agent/TCPSink/DelAck)" },
     PresetField { path: "tcp.delayed_ack_timeout_s", value: Float(0.1), source: "Agent/TCPSink/DelAck interval_ 100ms" },
     PresetField { path: "mac.standard", value: Str("802.11b"), source: "Mac/802_11: SlotTime_ 20 us, SIFS_ 10 us, PLCP at 1 Mbit/s (802.11b DSSS timing)" },

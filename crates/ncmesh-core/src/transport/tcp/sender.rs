@@ -114,8 +114,13 @@ pub struct TcpSender {
     dupacks: u32,
     /// Limited Transmit (RFC 3042) is configured.
     limited_transmit: bool,
+    /// Duplicate ACKs of the current run that count for Limited Transmit: with SACK,
+    /// only those that SACK new data (RFC 3042 section 2), where `dupacks` also
+    /// counts a SACK-less duplicate by RFC 5681's classic definition.
+    lt_dupacks: u32,
     /// Bytes of new data Limited Transmit sent in the current run of duplicate ACKs
-    /// (RFC 5681 section 3.2 step 2 leaves them out of FlightSize for ssthresh).
+    /// (RFC 5681 section 3.2 step 2 leaves them out of FlightSize for ssthresh); 0
+    /// outside such a run, and from the start of a recovery.
     limited_sent: u64,
     /// NewReno's Careful variant (RFC 6582 section 3.2 step 1).
     careful: bool,
@@ -184,6 +189,7 @@ impl TcpSender {
             smss,
             dupthresh: cfg.dupack_threshold.max(1),
             limited_transmit: cfg.limited_transmit,
+            lt_dupacks: 0,
             limited_sent: 0,
             careful: cfg.newreno_careful,
             snd_una: 0,
@@ -277,7 +283,7 @@ impl TcpSender {
                 RecoveryState::FastRecovery => self.win.cwnd += self.smss,
                 // RFC 6675 (B): pipe is recomputed from the scoreboard on demand.
                 RecoveryState::SackRecovery => {}
-                RecoveryState::Open if is_dup => self.count_dupack(now),
+                RecoveryState::Open if is_dup => self.count_dupack(now, !self.sack || newly_sacked),
                 RecoveryState::Open => {}
             }
         }
@@ -507,15 +513,14 @@ impl TcpSender {
             }
             RecoveryState::Open => {
                 // RFC 5681 section 3.2: a new cumulative ACK ends a dupack run.
-                self.dupacks = 0;
-                self.limited_sent = 0;
+                self.end_dupack_run();
                 let mut w = self.win;
                 self.cc.on_ack(&mut w, now, acked);
                 self.win = w;
                 if self.sack && newly_sacked {
                     // RFC 6675 section 5 step (2): an ACK that SACKs new data counts
                     // as a duplicate even if it also advances the cumulative ACK.
-                    self.count_dupack(now);
+                    self.count_dupack(now, true);
                 }
             }
         }
@@ -528,8 +533,13 @@ impl TcpSender {
         }
     }
 
-    fn count_dupack(&mut self, now: Time) {
+    /// A duplicate ACK arrived outside recovery; `new_info` says it may let Limited
+    /// Transmit send (without SACK any duplicate; with SACK one that SACKs new data).
+    fn count_dupack(&mut self, now: Time, new_info: bool) {
         self.dupacks += 1;
+        if new_info {
+            self.lt_dupacks += 1;
+        }
         // RFC 6582 section 3.2 step 1 (and RFC 6675 section 5.1 after a timeout): no
         // new recovery until the cumulative ACK covers `recover`, the end of what was
         // sent at the last fast retransmit or timeout. NewReno's Careful variant asks
@@ -597,6 +607,9 @@ impl TcpSender {
     }
 
     fn begin_recovery(&mut self, now: Time) {
+        // ssthresh has been set without Limited Transmit's data; none is sent in
+        // recovery.
+        self.limited_sent = 0;
         if self.prr_enabled {
             // RFC 6937 §3: RecoverFS = snd.nxt - snd.una at the start of recovery.
             self.prr = Some(Prr::start(self.win.ssthresh, self.snd_max - self.snd_una));
@@ -625,10 +638,15 @@ impl TcpSender {
     fn leave_recovery(&mut self) {
         self.prr = None;
         self.recovery = RecoveryState::Open;
-        self.dupacks = 0;
-        self.limited_sent = 0;
+        self.end_dupack_run();
         self.rtx_head = false;
         self.rescue_rxt = None;
+    }
+
+    fn end_dupack_run(&mut self) {
+        self.dupacks = 0;
+        self.lt_dupacks = 0;
+        self.limited_sent = 0;
     }
 
     // ----------------------------------------------------------------- timer
@@ -785,23 +803,23 @@ impl TcpSender {
         None
     }
 
-    /// RFC 3042 section 2 (RFC 5681 section 3.2 step 1): on each of the first two
-    /// duplicate ACKs (below DupThresh, outside recovery) one segment of new data may
-    /// go beyond cwnd, up to cwnd + 2 SMSS outstanding, within the receiver's window;
-    /// cwnd itself is unchanged. With SACK, only ACKs that SACK new data count as
-    /// duplicates (RFC 3042: "MUST NOT send new data unless ... new SACK
-    /// information"). RACK (RFC 8985) leaves loss detection to time, so not with it.
+    /// RFC 3042 section 2 (RFC 5681 section 3.2 step 1): the first two duplicate
+    /// ACKs of a run (below DupThresh, outside recovery, not while going back N after
+    /// a timeout) each allow one segment of new data beyond cwnd: at most cwnd +
+    /// 2 SMSS outstanding, within the receiver's window, cwnd itself unchanged. With
+    /// SACK, only duplicates that SACK new data count (RFC 3042 section 2). RACK
+    /// (RFC 8985) leaves loss detection to time, so not with it.
     fn limited_transmit_allows(&self, len: u64) -> bool {
         if !self.limited_transmit
             || self.rack.is_some()
             || self.recovery != RecoveryState::Open
             || self.rto_recovery
-            || self.dupacks == 0
+            || self.lt_dupacks == 0
             || self.dupacks >= self.dupthresh
         {
             return false;
         }
-        let allowance = self.dupacks.min(2) as u64 * self.smss;
+        let allowance = self.lt_dupacks.min(2) as u64 * self.smss;
         let after = self.snd_max + len - self.snd_una;
         after <= self.win.cwnd + allowance
             && after <= self.rwnd
@@ -1056,7 +1074,7 @@ impl TcpSender {
     }
 
     /// New data Limited Transmit sent beyond cwnd in the current run of duplicate ACKs
-    /// (at most 2 SMSS; 0 outside such a run).
+    /// (at most 2 SMSS; 0 outside such a run and from the start of a recovery).
     pub fn limited_transmit_bytes(&self) -> u64 {
         self.limited_sent
     }
@@ -1306,20 +1324,71 @@ mod tests {
         };
         s.on_ack(1, &full);
         assert_eq!(drain(&mut s, 1, u64::MAX), vec![]);
-        // Going back N after a timeout: duplicates send no new data.
+        // Going back N after a timeout: three segments outstanding time out, the ACK
+        // of the first lets the timer resend the other two, and a duplicate of it
+        // then sends no new data (cwnd + 1 SMSS would allow one).
         let mut s = lt(cfg(false));
-        drain(&mut s, 0, u64::MAX);
+        assert_eq!(drain(&mut s, 0, 3000), segs(0, 3));
         s.on_rto(SECOND);
-        assert_eq!(drain(&mut s, SECOND, u64::MAX), vec![(0, 1000)]);
-        s.on_ack(SECOND + 1, &ack(0));
-        assert_eq!(drain(&mut s, SECOND + 1, u64::MAX), vec![]);
-        // With RACK, loss detection is by time: no Limited Transmit.
+        assert_eq!(drain(&mut s, SECOND, u64::MAX), segs(0, 1));
+        s.on_ack(SECOND + 1, &ack(1000));
+        assert_eq!(drain(&mut s, SECOND + 1, u64::MAX), segs(1, 2));
+        s.on_ack(SECOND + 2, &ack(1000));
+        assert_eq!(drain(&mut s, SECOND + 2, u64::MAX), vec![]);
+        // With RACK, loss detection is by time: after an RTT sample (100 ms) the
+        // first SACK of a gap sends nothing (Limited Transmit would send 12000).
         let mut s = lt(rack_cfg());
         drain(&mut s, 0, u64::MAX);
-        s.on_ack(1, &sack_ack(0, &[(1000, 2000)]));
-        assert!(drain(&mut s, 1, u64::MAX)
-            .iter()
-            .all(|&(seq, _)| seq < 10_000));
+        s.on_ack(100 * MILLIS, &ack(1000));
+        assert_eq!(drain(&mut s, 100 * MILLIS, u64::MAX), segs(10, 2));
+        s.on_ack(101 * MILLIS, &sack_ack(1000, &[(2000, 3000)]));
+        assert_eq!(drain(&mut s, 101 * MILLIS, u64::MAX), vec![]);
+        // With SACK, a duplicate that SACKs nothing new counts toward DupThresh by
+        // RFC 5681's definition but sends no new data (RFC 3042 section 2).
+        let mut s = lt(cfg(true));
+        drain(&mut s, 0, u64::MAX);
+        s.on_ack(1, &ack(0));
+        assert_eq!(drain(&mut s, 1, u64::MAX), vec![]);
+        s.on_ack(2, &sack_ack(0, &[(1000, 2000)]));
+        assert_eq!(drain(&mut s, 2, u64::MAX), segs(10, 1));
+        s.on_ack(3, &sack_ack(0, &[(1000, 2000)]));
+        assert_eq!(drain(&mut s, 3, u64::MAX), vec![]);
+    }
+
+    #[test]
+    fn limited_transmit_allowance_starts_again_with_each_run_of_duplicates() {
+        for sack in [false, true] {
+            let mut s = TcpSender::new(&TcpConfig {
+                limited_transmit: true,
+                ..cfg(sack)
+            });
+            let dup = |una: u64, k: u64| {
+                if sack {
+                    sack_ack(una, &[(una + 1000, una + 1000 + k * MSS)])
+                } else {
+                    ack(una)
+                }
+            };
+            drain(&mut s, 0, u64::MAX); // [0, 10000)
+            for k in 1..=2 {
+                s.on_ack(k, &dup(0, k));
+            }
+            assert_eq!(drain(&mut s, 2, u64::MAX), segs(10, 2));
+            assert_eq!(s.limited_transmit_bytes(), 2 * MSS);
+            // A new cumulative ACK ends the run (slow start: cwnd 11000, filled) ...
+            s.on_ack(3, &ack(3000));
+            assert_eq!(s.limited_transmit_bytes(), 0);
+            assert_eq!(drain(&mut s, 3, u64::MAX), segs(12, 2));
+            // ... and the first duplicate of the next run sends again.
+            s.on_ack(4, &dup(3000, 1));
+            assert_eq!(drain(&mut s, 4, u64::MAX), segs(14, 1), "sack={sack}");
+            // Entering recovery takes Limited Transmit's data out of the count.
+            for k in 2..=3 {
+                s.on_ack(4 + k, &dup(3000, k));
+            }
+            assert!(s.in_recovery());
+            assert_eq!(s.limited_transmit_bytes(), 0);
+        }
     }
 
     #[test]
@@ -1359,6 +1428,31 @@ mod tests {
                 assert_eq!(s.stats().fast_retransmits, 2);
                 assert_eq!(s.next_segment(5, u64::MAX).map(|h| h.seq), Some(11_000));
             }
+        }
+    }
+
+    #[test]
+    fn careful_variant_leaves_sack_recovery_point_rule_alone() {
+        // RFC 6675 section 5.1's RecoveryPoint: with SACK, duplicates of the ACK that
+        // ended a recovery start the next one whether or not Careful is set.
+        for careful in [false, true] {
+            let mut s = TcpSender::new(&TcpConfig {
+                newreno_careful: careful,
+                ..cfg(true)
+            });
+            drain(&mut s, 0, u64::MAX); // [0, 10000)
+            for k in 1..=3 {
+                s.on_ack(1, &sack_ack(0, &[(1000, 1000 + k * MSS)]));
+            }
+            assert_eq!(s.stats().fast_retransmits, 1);
+            drain(&mut s, 1, u64::MAX);
+            s.on_ack(2, &ack(10_000));
+            assert!(!s.in_recovery());
+            drain(&mut s, 2, u64::MAX);
+            for k in 1..=3 {
+                s.on_ack(3, &sack_ack(10_000, &[(11_000, 11_000 + k * MSS)]));
+            }
+            assert_eq!(s.stats().fast_retransmits, 2, "careful {careful}");
         }
     }
 
