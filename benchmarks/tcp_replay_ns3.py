@@ -7,7 +7,8 @@
 For each seed, runs ns-3 3.44 on one case of `benchmarks/aodv_vs_ns3.py` (AODV, the anchor's
 radio and TCP) with its `TcpSocketBase` log at debug level, and reads from the log what the
 flow's source did: every ACK it received (time, ACK number), every data segment it sent,
-its fast recoveries ("Enter fast recovery") and its retransmission timeouts. The ACKs are
+its fast recoveries ("Enter fast recovery") and its retransmission timeouts once data flows
+(those of the SYN, before the first data segment, are not counted). The ACKs are
 then fed, at the same times, into ncmesh's sender on its own
 (`crates/ncmesh-core/examples/tcp_replay.rs`, open loop: what it sends does not change
 the ACKs), and its sends are compared with ns-3's, segment by segment. A sender that
@@ -17,18 +18,24 @@ does over the whole run. The options set ncmesh's sender as the scenario fields 
 same names do (`tcp.rtt_sampling = "every-ack"`, `tcp.limited_transmit`,
 `tcp.newreno_careful`).
 
-A benchmark script, not a test: each ns-3 run takes 10-30 s.
+A benchmark script, not a test: each ns-3 run takes 10-30 s. A bad `--ns3-python`, a failed
+ns-3 run or replay, or a bad option ends it with one line on standard error and status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import aodv_vs_ns3 as bench  # noqa: E402
@@ -40,23 +47,96 @@ SEND_RE = re.compile(r"^\+([0-9.]+)s\s+\[node (\d+)\] Send segment .* Seq=(\d+) 
 NS3_OFFSET = 1
 
 
+def fail(msg: str) -> NoReturn:
+    """One line on standard error, exit status 2."""
+    print(f"tcp_replay_ns3: {msg}", file=sys.stderr, flush=True)
+    sys.exit(2)
+
+
+def exit_status(code: int) -> str:
+    """A process's exit status in words (a negative code: the signal that killed it)."""
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def status_and_last_line(code: int, text: str | None) -> str:
+    """A process's exit status and the last non-blank line of its output (its error, as a rule)."""
+    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
+    return f"{exit_status(code)}: {lines[-1]}" if lines else f"{exit_status(code)}, no output"
+
+
+def check_ns3_python(py: str) -> None:
+    """Ends the program (`fail`) unless `py` runs as a python that can import ns-3's `ns`
+    module (checked without importing it, which takes seconds)."""
+    where = f"--ns3-python {py!r}"
+    if os.sep not in py:  # a command name: looked up on PATH, as subprocess does
+        if not shutil.which(py):
+            fail(f"{where}: no such command on PATH: expected the python of a venv with `pip install ns3` (3.44)")
+    elif not os.path.exists(py):
+        fail(f"{where}: no such file: expected the python of a venv with `pip install ns3` (3.44)")
+    elif os.path.isdir(py) or not os.access(py, os.X_OK):
+        fail(f"{where}: not an executable file: expected the python of a venv with `pip install ns3` (3.44)")
+    probe = "import importlib.util, sys; print('ns', importlib.util.find_spec('ns') is not None)"
+    try:
+        r = subprocess.run([py, "-c", probe], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        fail(f"{where}: does not run as python ({e}): expected the python of a venv with `pip install ns3` (3.44)")
+    if r.returncode != 0 or not r.stdout.startswith("ns "):
+        fail(f"{where}: does not run as python ({status_and_last_line(r.returncode, r.stderr or r.stdout)}): "
+             "expected the python of a venv with `pip install ns3` (3.44)")
+    if r.stdout.strip() != "ns True":
+        fail(f"{where}: has no `ns` module: expected the python of a venv with `pip install ns3` (3.44)")
+
+
+def target_dir() -> Path:
+    """Cargo's target folder: $CARGO_TARGET_DIR (relative to the repository root, where cargo
+    runs, if relative) or ROOT/target."""
+    env = os.environ.get("CARGO_TARGET_DIR")
+    return ROOT / env if env else ROOT / "target"  # ROOT / an absolute path is that path
+
+
 def replay_binary() -> Path:
     """Builds the replay example (release) and returns its path."""
-    subprocess.run(["cargo", "build", "-q", "--release", "-p", "ncmesh-core", "--example", "tcp_replay"],
-                   cwd=ROOT, check=True)
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    return target / "release" / "examples" / "tcp_replay"
+    cmd = ["cargo", "build", "-q", "--release", "-p", "ncmesh-core", "--example", "tcp_replay"]
+    try:
+        r = subprocess.run(cmd, cwd=ROOT)
+    except OSError as e:
+        fail(f"cannot run cargo to build the tcp_replay example: {e}")
+    if r.returncode != 0:
+        fail(f"building the tcp_replay example failed ({exit_status(r.returncode)}; cargo's errors are above)")
+    binary = target_dir() / "release" / "examples" / "tcp_replay"
+    if not binary.is_file():
+        fail(f"the tcp_replay example built but {binary} does not exist (CARGO_TARGET_DIR="
+             f"{os.environ.get('CARGO_TARGET_DIR')!r})")
+    return binary
 
 
 def ns3_source_log(py: str, case: str, seed: int, duration: float) -> tuple[dict, str]:
-    """One ns-3 run with TcpSocketBase logging; returns (its result line, its log)."""
+    """One ns-3 run with TcpSocketBase logging; returns (its result line, its log). A run that
+    cannot start, fails or prints no RESULT line ends the program (`fail`)."""
+    what = f"ns-3 run (--ns3-python {py!r}, case {case}, seed {seed})"
     with tempfile.TemporaryDirectory() as d:
-        return bench.ns3_process(py, bench.case_spec(case, seed, duration), seed, os.path.join(d, "aodv"),
-                                 hello=False, tcp_log=True)
+        try:
+            return bench.ns3_process(py, bench.case_spec(case, seed, duration), seed, os.path.join(d, "aodv"),
+                                     hello=False, tcp_log=True)
+        except OSError as e:
+            fail(f"{what} could not start: {e}")
+        except subprocess.CalledProcessError as e:
+            fail(f"{what} failed ({status_and_last_line(e.returncode, e.stderr)})")
+        except StopIteration:
+            fail(f"{what} printed no RESULT line")
+        except json.JSONDecodeError as e:
+            fail(f"{what} printed a RESULT line that is not JSON: {e}")
 
 
 def parse_source(log: str, src: int) -> dict:
-    """The source's ACK arrivals, sends, fast recoveries and timeouts from ns-3's log."""
+    """The source's ACK arrivals, sends, fast recoveries and timeouts from ns-3's log. Only the
+    timeouts after its first data segment count: before it, a timeout resends the SYN, which
+    the replay (it starts at the first data segment) does not see."""
     acks, sends, fr, rto = [], [], 0, 0
     tag = f"[node {src}]"
     for ln in log.splitlines():
@@ -68,7 +148,7 @@ def parse_source(log: str, src: int) -> dict:
             sends.append((float(m[1]), int(m[3])))
         elif "Enter fast recovery" in ln:
             fr += 1
-        elif "ReTxTimeout Expired" in ln:
+        elif "ReTxTimeout Expired" in ln and sends:
             rto += 1
     return {"acks": acks, "sends": sends, "fast_recoveries": fr, "timeouts": rto}
 
@@ -79,10 +159,15 @@ def replay(binary: Path, acks: list, start: float, flags: list[str]) -> tuple[li
         f.writelines(f"{t} {a}\n" for t, a in acks)
         path = f.name
     try:
-        out = subprocess.run([str(binary), path, f"{start:.9f}", "--offset", str(NS3_OFFSET), *flags],
-                             capture_output=True, text=True, check=True).stdout
+        r = subprocess.run([str(binary), path, f"{start:.9f}", "--offset", str(NS3_OFFSET), *flags],
+                           capture_output=True, text=True)
+    except OSError as e:
+        fail(f"cannot run {binary}: {e}")
     finally:
         os.unlink(path)
+    if r.returncode != 0:
+        fail(f"replaying ns-3's ACKs failed ({status_and_last_line(r.returncode, r.stderr)})")
+    out = r.stdout
     sends, summary = [], {}
     for ln in out.splitlines():
         parts = ln.split()
@@ -112,6 +197,12 @@ def main() -> None:
     ap.add_argument("--limited-transmit", action="store_true", help="Limited Transmit, as ns-3 uses it")
     ap.add_argument("--careful", action="store_true", help="RFC 6582's Careful variant")
     a = ap.parse_args()
+    if not (math.isfinite(a.duration) and a.duration > 10.0):
+        fail(f"--duration {a.duration:g} is not allowed: expected a finite number of seconds above 10 "
+             "(goodput is measured from 10 s on)")
+    if bad := [s for s in a.seeds if s < 0]:
+        fail(f"--seeds {bad[0]} is not allowed: expected non-negative integers")
+    check_ns3_python(a.ns3_python)
     flags = [f for f, on in (("--every-ack", a.every_ack), ("--limited-transmit", a.limited_transmit),
                              ("--careful", a.careful)) if on]
     binary = replay_binary()

@@ -14,21 +14,99 @@
 //! number. The options set `tcp.rtt_sampling = "every-ack"`, `tcp.limited_transmit` and
 //! `tcp.newreno_careful`. Output: "time SEND seq" and "time ACK ack cwnd ssthresh state"
 //! lines, then a summary line with the fast retransmits, timeouts and segments sent.
+//!
+//! Bad input (a START_S or an ACK time that is not a finite number of seconds in
+//! [0, 1e9], an ACK earlier than START_S or than the ACK before it, an ACK line without
+//! exactly two fields, an ACK number or offset that is not an integer in range) stops it
+//! before any output with one line on standard error naming the field, the value and
+//! what is allowed, and exit status 2. Blank lines in ACKS are skipped.
 
 use ncmesh_core::engine::{secs, to_secs, Time};
 use ncmesh_core::scenario::schema::{RttSampling, TcpCfg};
 use ncmesh_core::transport::tcp::{TcpConfig, TcpHeader, TcpSender};
-use std::io::BufRead;
+use std::io::{BufRead, BufWriter, StdoutLock, Write};
+
+/// The latest time accepted, START_S or an ACK's, in seconds: far beyond any run, and
+/// small enough that the nanosecond clock (u64) cannot overflow.
+const MAX_TIME_S: f64 = 1e9;
+/// The largest `--offset`: TCP sequence numbers are 32-bit.
+const MAX_OFFSET: u64 = u32::MAX as u64;
 
 fn fail(msg: &str) -> ! {
     eprintln!("tcp_replay: {msg}");
     std::process::exit(2);
 }
 
+/// `v` as seconds if it is a finite number in [lo, MAX_TIME_S].
+fn seconds_in(v: &str, lo: f64) -> Option<f64> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|t| t.is_finite() && *t >= lo && *t <= MAX_TIME_S)
+}
+
+/// The ACK arrivals in `path` ("time_s ack_number" per line, blank lines skipped), checked:
+/// exactly two fields, times finite, in [start, MAX_TIME_S] and non-decreasing, ACK
+/// numbers non-negative integers. The first bad line ends the program (`fail`).
+fn read_acks(path: &str, start: f64) -> Vec<(f64, u64)> {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| fail(&format!("ACKS: {path}: {e}")));
+    let mut acks: Vec<(f64, u64)> = vec![];
+    let mut prev_line = 0;
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let n = n + 1;
+        let line = line.unwrap_or_else(|e| fail(&format!("ACKS: {path} line {n}: {e}")));
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.is_empty() {
+            continue;
+        }
+        let [t, a] = f.as_slice() else {
+            fail(&format!(
+                "ACKS line {n}: {:?} has {} field{} and is not allowed: expected 2, \"time_s ack_number\"",
+                line.trim(),
+                f.len(),
+                if f.len() == 1 { "" } else { "s" }
+            ))
+        };
+        let (raw_t, raw_a) = (*t, *a);
+        let t = seconds_in(raw_t, start).unwrap_or_else(|| {
+            fail(&format!(
+                "ACKS line {n}: time {raw_t:?} is not allowed: expected a finite number of seconds \
+                 in [START_S, {MAX_TIME_S:e}] = [{start}, {MAX_TIME_S:e}]"
+            ))
+        });
+        if let Some(&(p, _)) = acks.last() {
+            if t < p {
+                fail(&format!(
+                    "ACKS line {n}: time {raw_t:?} is not allowed: expected no earlier than line \
+                     {prev_line}'s {p} (ACK times must not decrease)"
+                ))
+            }
+        }
+        let a = raw_a.parse::<u64>().unwrap_or_else(|_| {
+            fail(&format!(
+                "ACKS line {n}: ack number {raw_a:?} is not allowed: expected an integer in [0, {}]",
+                u64::MAX
+            ))
+        });
+        acks.push((t, a));
+        prev_line = n;
+    }
+    acks
+}
+
+/// Standard output, buffered: a long silence between ACKs (up to 1e9 s) makes millions of
+/// timeout lines. A failed write (a closed pipe) ends the program (`fail`).
+struct Out(BufWriter<StdoutLock<'static>>);
+
+impl Out {
+    fn line(&mut self, args: std::fmt::Arguments) {
+        writeln!(self.0, "{args}").unwrap_or_else(|e| fail(&format!("writing the output: {e}")));
+    }
+}
+
 /// Sends everything the sender allows now, printing each segment.
-fn drain(s: &mut TcpSender, now: Time, offset: u64, sent: &mut u64) {
+fn drain(out: &mut Out, s: &mut TcpSender, now: Time, offset: u64, sent: &mut u64) {
     while let Some(h) = s.next_segment(now, u64::MAX) {
-        println!("{:.9} SEND {}", to_secs(now), h.seq + offset);
+        out.line(format_args!("{:.9} SEND {}", to_secs(now), h.seq + offset));
         *sent += 1;
     }
 }
@@ -44,10 +122,20 @@ fn main() {
             "--limited-transmit" => limited = true,
             "--careful" => careful = true,
             "--offset" => {
-                let v = it.next().unwrap_or_else(|| fail("--offset needs a number"));
+                let v = it.next().unwrap_or_else(|| {
+                    fail(&format!(
+                        "--offset needs a value: expected an integer in [0, {MAX_OFFSET}]"
+                    ))
+                });
                 offset = v
                     .parse()
-                    .unwrap_or_else(|_| fail(&format!("--offset: {v} is not a non-negative integer")));
+                    .ok()
+                    .filter(|&o| o <= MAX_OFFSET)
+                    .unwrap_or_else(|| {
+                        fail(&format!(
+                            "--offset {v:?} is not allowed: expected an integer in [0, {MAX_OFFSET}]"
+                        ))
+                    });
             }
             s if s.starts_with("--") => fail(&format!(
                 "{s} is not an option: expected --every-ack, --limited-transmit, --careful or --offset N"
@@ -56,18 +144,18 @@ fn main() {
         }
     }
     let [acks, start] = pos.as_slice() else {
-        fail("expected two arguments, ACKS (a file) and START_S (seconds)")
+        fail(&format!(
+            "expected two arguments, ACKS (a file) and START_S (seconds), got {}",
+            pos.len()
+        ))
     };
-    let start: f64 = start
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite() && *v >= 0.0)
-        .unwrap_or_else(|| {
-            fail(&format!(
-                "START_S: {start} is not a non-negative number of seconds"
-            ))
-        });
-    let file = std::fs::File::open(acks).unwrap_or_else(|e| fail(&format!("ACKS: {acks}: {e}")));
+    let start = seconds_in(start, 0.0).unwrap_or_else(|| {
+        fail(&format!(
+            "START_S {start:?} is not allowed: expected a finite number of seconds in [0, {MAX_TIME_S:e}]"
+        ))
+    });
+    // All of ACKS is read and checked before the first line of output.
+    let acks = read_acks(acks, start);
     // The scenario's default TCP, which is the ns-3 anchor's: NewReno without SACK,
     // 1000-byte segments, initial window 10, RTO 1 s minimum and initial, DupThresh 3.
     let cfg = TcpConfig::from_cfg(&TcpCfg {
@@ -82,25 +170,15 @@ fn main() {
     });
     let mut s = TcpSender::new(&cfg);
     let mut sent = 0u64;
-    drain(&mut s, secs(start), offset, &mut sent);
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.unwrap_or_else(|e| fail(&format!("ACKS: {acks}: {e}")));
-        let mut f = line.split_whitespace();
-        let (Some(t), Some(a)) = (f.next(), f.next()) else {
-            continue;
-        };
-        let (Ok(t), Ok(a)) = (t.parse::<f64>(), a.parse::<u64>()) else {
-            fail(&format!(
-                "ACKS: {acks} line {}: expected \"time_s ack_number\", got {line:?}",
-                n + 1
-            ))
-        };
+    let mut out = Out(BufWriter::new(std::io::stdout().lock()));
+    drain(&mut out, &mut s, secs(start), offset, &mut sent);
+    for (t, a) in acks {
         let now = secs(t);
         // The sender's own timer fires first if it is due before this ACK.
         while let Some(d) = s.timer_deadline().filter(|&d| d <= now) {
-            println!("{:.9} TIMER", to_secs(d));
+            out.line(format_args!("{:.9} TIMER", to_secs(d)));
             s.on_timer(d);
-            drain(&mut s, d, offset, &mut sent);
+            drain(&mut out, &mut s, d, offset, &mut sent);
         }
         let h = TcpHeader {
             ack: a.saturating_sub(offset),
@@ -108,19 +186,22 @@ fn main() {
             ..Default::default()
         };
         s.on_ack(now, &h);
-        println!(
+        out.line(format_args!(
             "{:.9} ACK {} cwnd={} ssthresh={} state={:?}",
             to_secs(now),
             a,
             s.cwnd_bytes(),
             s.ssthresh_bytes(),
             s.recovery_state()
-        );
-        drain(&mut s, now, offset, &mut sent);
+        ));
+        drain(&mut out, &mut s, now, offset, &mut sent);
     }
     let st = s.stats();
-    println!(
+    out.line(format_args!(
         "SUMMARY fast_retransmits={} timeouts={} segments_sent={}",
         st.fast_retransmits, st.timeouts, sent
-    );
+    ));
+    out.0
+        .flush()
+        .unwrap_or_else(|e| fail(&format!("writing the output: {e}")));
 }
