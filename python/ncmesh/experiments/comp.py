@@ -351,9 +351,8 @@ def per_pair(df):
     """Mean over seeds per (kind, series, tcp, paths, pair): throughput_kbps, efficiency, hops, n."""
     if df.empty:
         return df.assign(n=[])
-    # Seeds in order before the means: the rows come in run-key order, which changes with
-    # the core build, and a float sum in another order can turn a tie between two series
-    # (CoMP and TCP-ARQ on a one-hop pair) into "above".
+    # Seeds in order before the means, so that a pair's mean does not depend on the order
+    # the results store returns its rows in (run-key order: a hash, not the seeds').
     df = df.sort_values(["kind", "series", "tcp", "paths", "pair", "seed"], kind="stable")
     g = df.groupby(["kind", "series", "tcp", "paths", "pair"], dropna=False)
     out = g.agg(throughput_kbps=("throughput_kbps", "mean"), efficiency=("efficiency", "mean"),

@@ -546,9 +546,8 @@ impl TcpSender {
         // for more than that (RFC 6582 section 3.2: ack_number - 1 > recover, i.e. an
         // ACK past `recover`, not equal to it: after a timeout, duplicates of exactly
         // `recover` come from the go-back-N resending data that had arrived); RFC
-        // 2582's Less Careful
-        // variant, and SACK's RecoveryPoint, accept it. `recover` is 0 only before any
-        // such event (RFC 6582: the ISS).
+        // 2582's Less Careful variant, and SACK's RecoveryPoint, accept it. `recover` is
+        // 0 only before any such event (RFC 6582: the ISS).
         let careful = self.careful && !self.sack && self.recover > 0;
         if self.snd_una < self.recover || (careful && self.snd_una == self.recover) {
             return;
