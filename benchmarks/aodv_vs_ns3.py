@@ -62,6 +62,8 @@ import argparse
 import csv
 import math
 import os
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -224,6 +226,49 @@ def from_captures(pcap: list[str], macs: list[str], ips: list[str], spec: dict) 
         after = [t for t in arrivals if t >= spec["back_s"]]
         out["repair_s"] = (after[0] - spec["back_s"]) if after else math.nan
     return out
+
+
+EXPECT_NS3_PYTHON = "expected the python of a venv with `pip install ns3` (3.44)"
+
+
+def exit_status(code: int) -> str:
+    """A process's exit status in words (a negative code: the signal that killed it)."""
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def status_and_last_line(code: int, text: str | None) -> str:
+    """A process's exit status and the last non-blank line of its output (its error, as a rule)."""
+    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
+    return f"{exit_status(code)}: {lines[-1]}" if lines else f"{exit_status(code)}, no output"
+
+
+def ns3_python_problem(py: str) -> str | None:
+    """What is wrong with `py` as `--ns3-python` (one line), or None if it runs as a python
+    that can import ns-3's `ns` module (checked without importing it, which takes seconds)."""
+    where = f"--ns3-python {py!r}"
+    if os.sep not in py:  # a command name: looked up on PATH, as subprocess does
+        if not shutil.which(py):
+            return f"{where}: no such command on PATH: " + EXPECT_NS3_PYTHON
+    elif not os.path.exists(py):
+        return f"{where}: no such file: " + EXPECT_NS3_PYTHON
+    elif os.path.isdir(py) or not os.access(py, os.X_OK):
+        return f"{where}: not an executable file: " + EXPECT_NS3_PYTHON
+    probe = "import importlib.util, sys; print('ns', importlib.util.find_spec('ns') is not None)"
+    try:
+        r = subprocess.run([py, "-c", probe], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"{where}: does not run as python ({e}): " + EXPECT_NS3_PYTHON
+    if r.returncode != 0 or not r.stdout.startswith("ns "):
+        return (f"{where}: does not run as python ({status_and_last_line(r.returncode, r.stderr or r.stdout)}): "
+                + EXPECT_NS3_PYTHON)
+    if r.stdout.strip() != "ns True":
+        return f"{where}: has no `ns` module: " + EXPECT_NS3_PYTHON
+    return None
 
 
 def ns3_process(py: str, spec: dict, seed: int, prefix: str, hello: bool, arp: str = "permanent",

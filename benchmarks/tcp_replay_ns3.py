@@ -29,8 +29,6 @@ import json
 import math
 import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -53,45 +51,6 @@ def fail(msg: str) -> NoReturn:
     sys.exit(2)
 
 
-def exit_status(code: int) -> str:
-    """A process's exit status in words (a negative code: the signal that killed it)."""
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"
-
-
-def status_and_last_line(code: int, text: str | None) -> str:
-    """A process's exit status and the last non-blank line of its output (its error, as a rule)."""
-    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
-    return f"{exit_status(code)}: {lines[-1]}" if lines else f"{exit_status(code)}, no output"
-
-
-def check_ns3_python(py: str) -> None:
-    """Ends the program (`fail`) unless `py` runs as a python that can import ns-3's `ns`
-    module (checked without importing it, which takes seconds)."""
-    where = f"--ns3-python {py!r}"
-    if os.sep not in py:  # a command name: looked up on PATH, as subprocess does
-        if not shutil.which(py):
-            fail(f"{where}: no such command on PATH: expected the python of a venv with `pip install ns3` (3.44)")
-    elif not os.path.exists(py):
-        fail(f"{where}: no such file: expected the python of a venv with `pip install ns3` (3.44)")
-    elif os.path.isdir(py) or not os.access(py, os.X_OK):
-        fail(f"{where}: not an executable file: expected the python of a venv with `pip install ns3` (3.44)")
-    probe = "import importlib.util, sys; print('ns', importlib.util.find_spec('ns') is not None)"
-    try:
-        r = subprocess.run([py, "-c", probe], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        fail(f"{where}: does not run as python ({e}): expected the python of a venv with `pip install ns3` (3.44)")
-    if r.returncode != 0 or not r.stdout.startswith("ns "):
-        fail(f"{where}: does not run as python ({status_and_last_line(r.returncode, r.stderr or r.stdout)}): "
-             "expected the python of a venv with `pip install ns3` (3.44)")
-    if r.stdout.strip() != "ns True":
-        fail(f"{where}: has no `ns` module: expected the python of a venv with `pip install ns3` (3.44)")
-
-
 def target_dir() -> Path:
     """Cargo's target folder: $CARGO_TARGET_DIR (relative to the repository root, where cargo
     runs, if relative) or ROOT/target."""
@@ -107,7 +66,7 @@ def replay_binary() -> Path:
     except OSError as e:
         fail(f"cannot run cargo to build the tcp_replay example: {e}")
     if r.returncode != 0:
-        fail(f"building the tcp_replay example failed ({exit_status(r.returncode)}; cargo's errors are above)")
+        fail(f"building the tcp_replay example failed ({bench.exit_status(r.returncode)}; cargo's errors are above)")
     binary = target_dir() / "release" / "examples" / "tcp_replay"
     if not binary.is_file():
         fail(f"the tcp_replay example built but {binary} does not exist (CARGO_TARGET_DIR="
@@ -126,7 +85,7 @@ def ns3_source_log(py: str, case: str, seed: int, duration: float) -> tuple[dict
         except OSError as e:
             fail(f"{what} could not start: {e}")
         except subprocess.CalledProcessError as e:
-            fail(f"{what} failed ({status_and_last_line(e.returncode, e.stderr)})")
+            fail(f"{what} failed ({bench.status_and_last_line(e.returncode, e.stderr)})")
         except StopIteration:
             fail(f"{what} printed no RESULT line")
         except json.JSONDecodeError as e:
@@ -166,7 +125,7 @@ def replay(binary: Path, acks: list, start: float, flags: list[str]) -> tuple[li
     finally:
         os.unlink(path)
     if r.returncode != 0:
-        fail(f"replaying ns-3's ACKs failed ({status_and_last_line(r.returncode, r.stderr)})")
+        fail(f"replaying ns-3's ACKs failed ({bench.status_and_last_line(r.returncode, r.stderr)})")
     out = r.stdout
     sends, summary = [], {}
     for ln in out.splitlines():
@@ -202,7 +161,9 @@ def main() -> None:
              "(goodput is measured from 10 s on)")
     if bad := [s for s in a.seeds if s < 0]:
         fail(f"--seeds {bad[0]} is not allowed: expected non-negative integers")
-    check_ns3_python(a.ns3_python)
+    problem = bench.ns3_python_problem(a.ns3_python)
+    if problem:
+        fail(problem)
     flags = [f for f, on in (("--every-ack", a.every_ack), ("--limited-transmit", a.limited_transmit),
                              ("--careful", a.careful)) if on]
     binary = replay_binary()
