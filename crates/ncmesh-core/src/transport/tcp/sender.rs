@@ -1397,20 +1397,8 @@ mod tests {
         // recovery only under RFC 2582's Less Careful variant; an ACK past `recover`
         // and its duplicates start one under both (RFC 6582 section 3.2 step 1).
         for careful in [false, true] {
-            let mut s = TcpSender::new(&TcpConfig {
-                newreno_careful: careful,
-                ..cfg(false)
-            });
-            drain(&mut s, 0, u64::MAX); // [0, 10000)
-            for _ in 0..3 {
-                s.on_ack(1, &ack(0));
-            }
-            assert_eq!(s.stats().fast_retransmits, 1);
+            let mut s = after_a_recovery_up_to_recover(careful, false);
             assert_eq!(s.recover(), 10_000);
-            drain(&mut s, 1, u64::MAX);
-            s.on_ack(2, &ack(10_000)); // full ACK: recovery over
-            assert!(!s.in_recovery());
-            drain(&mut s, 2, u64::MAX);
             for _ in 0..3 {
                 s.on_ack(3, &ack(10_000));
             }
@@ -1435,24 +1423,36 @@ mod tests {
         // RFC 6675 section 5.1's RecoveryPoint: with SACK, duplicates of the ACK that
         // ended a recovery start the next one whether or not Careful is set.
         for careful in [false, true] {
-            let mut s = TcpSender::new(&TcpConfig {
-                newreno_careful: careful,
-                ..cfg(true)
-            });
-            drain(&mut s, 0, u64::MAX); // [0, 10000)
-            for k in 1..=3 {
-                s.on_ack(1, &sack_ack(0, &[(1000, 1000 + k * MSS)]));
-            }
-            assert_eq!(s.stats().fast_retransmits, 1);
-            drain(&mut s, 1, u64::MAX);
-            s.on_ack(2, &ack(10_000));
-            assert!(!s.in_recovery());
-            drain(&mut s, 2, u64::MAX);
+            let mut s = after_a_recovery_up_to_recover(careful, true);
             for k in 1..=3 {
                 s.on_ack(3, &sack_ack(10_000, &[(11_000, 11_000 + k * MSS)]));
             }
             assert_eq!(s.stats().fast_retransmits, 2, "careful {careful}");
         }
+    }
+
+    /// Ten segments at t = 0, segment 0 lost: three duplicates (SACKing 1, 2, 3 with
+    /// SACK) start a recovery, whose retransmissions go out, and the full ACK of
+    /// `recover` (10000) at t = 2 ends it; what that lets out is sent.
+    fn after_a_recovery_up_to_recover(careful: bool, sack: bool) -> TcpSender {
+        let mut s = TcpSender::new(&TcpConfig {
+            newreno_careful: careful,
+            ..cfg(sack)
+        });
+        drain(&mut s, 0, u64::MAX); // [0, 10000)
+        for k in 1..=3 {
+            if sack {
+                s.on_ack(1, &sack_ack(0, &[(1000, 1000 + k * MSS)]));
+            } else {
+                s.on_ack(1, &ack(0));
+            }
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        drain(&mut s, 1, u64::MAX);
+        s.on_ack(2, &ack(10_000)); // full ACK: recovery over
+        assert!(!s.in_recovery());
+        drain(&mut s, 2, u64::MAX);
+        s
     }
 
     #[test]
