@@ -5,7 +5,7 @@
 # captures in test_pcap.py) and headless Chromium (renders report.html in the report
 # tests) when missing (their tests skip without them). Then the Rust tests (cargo test with
 # the `test-release` profile of Cargo.toml: release optimisation without LTO, in
-# target/test-release) and the Python tests (pytest).
+# target/test-release) and the Python tests (pytest, one worker per core).
 # Exits non-zero if anything fails.
 #
 # usage: bash scripts/test.sh [extra pytest arguments]
@@ -47,5 +47,8 @@ rm -f "$TEST_LOG"
 echo "== cargo test (profile test-release)"
 cargo test --workspace --profile test-release
 
+# One pytest worker per core (pytest-xdist), each test file on one worker, so that a
+# file's module fixtures run once; the quick reproductions, which several files read, run
+# once per session (tests/python/conftest.py, quick_reproduction).
 echo "== pytest"
-"$VENV/bin/python" -m pytest -q tests "$@"
+"$VENV/bin/python" -m pytest -q -n auto --dist loadfile tests "$@"

@@ -185,10 +185,8 @@ def test_window_goodput_and_tuning():
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    from conftest import reproduce_quick
-
-    return reproduce_quick(tmp_path_factory, "combocoding", "--jobs", "2")
+def quick_run(quick_reproduction):
+    return quick_reproduction("combocoding")
 
 
 def test_quick_summary_claims_and_figures(quick_run):

@@ -57,10 +57,8 @@ def test_x1_200_is_x1_at_the_chains_spacing():
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    from conftest import reproduce_quick
-
-    return reproduce_quick(tmp_path_factory, "cope-tcp", "--jobs", "2")
+def quick_run(quick_reproduction):
+    return quick_reproduction("cope-tcp")
 
 
 def test_quick_summary_and_tables(quick_run):

@@ -85,10 +85,8 @@ def test_gains_are_paired_per_seed_and_near_zero_baselines_give_no_percentage():
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    from conftest import reproduce_quick
-
-    return reproduce_quick(tmp_path_factory, "modern-tcp", "--jobs", "2")
+def quick_run(quick_reproduction):
+    return quick_reproduction("modern-tcp")
 
 
 def test_quick_summary_tables_and_figure(quick_run):

@@ -62,10 +62,8 @@ def test_grid_is_the_papers_cell_grid():
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    from conftest import reproduce_quick
-
-    return reproduce_quick(tmp_path_factory, "ncaqm", "--jobs", "2")
+def quick_run(quick_reproduction):
+    return quick_reproduction("ncaqm")
 
 
 def test_quick_summary_and_tables(quick_run):

@@ -51,10 +51,8 @@ def test_airtime_bound_by_hand():
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    from conftest import reproduce_quick
-
-    return reproduce_quick(tmp_path_factory, "wait-time", "--jobs", "2")
+def quick_run(quick_reproduction):
+    return quick_reproduction("wait-time")
 
 
 def test_quick_summary_claims_and_figures(quick_run):

@@ -4,6 +4,8 @@ and compares every result with outputs recorded before the change.
     python validation/identity/identity.py record   # write baseline.json (before a refactor)
     python validation/identity/identity.py check    # compare; exit 1 on any difference
     python validation/identity/identity.py check --no-reproduce   # scenarios only (~20 s)
+    python validation/identity/identity.py check --summary ncaqm=DIR/summary.json ...
+                                  # a quick reproduction already run with this build
 
 What is compared, bit for bit:
 - every scenario of `cases()` (the ns-3 chain settings, COPE / NCAQM / BFLY on the cross,
@@ -222,19 +224,34 @@ def _strip(summary: dict) -> dict:
     return s
 
 
-def reproductions() -> dict:
+def reproductions(given: dict[str, Path]) -> dict:
+    """The quick reproductions' stripped summaries: read from `given` (name -> the
+    summary.json of a `reproduce NAME --quick` run this build made), or run here."""
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in REPRODUCTIONS:
-            d = Path(tmp) / name
-            subprocess.run([sys.executable, "-m", "ncmesh", "reproduce", name, "--quick", "--out", str(d)],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            summary = json.loads((d / "summary.json").read_text())
+            path = given.get(name)
+            if path is None:
+                d = Path(tmp) / name
+                subprocess.run([sys.executable, "-m", "ncmesh", "reproduce", name, "--quick", "--out", str(d)],
+                               check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                path = d / "summary.json"
+            summary = json.loads(path.read_text())
             out[name] = {"sha256": _digest(_strip(summary)), "summary": _strip(summary)}
     return out
 
 
-def collect(with_reproduce: bool, known: dict | None) -> dict:
+def _summary_arg(text: str) -> tuple[str, Path]:
+    name, sep, path = text.partition("=")
+    if not sep or name not in REPRODUCTIONS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected NAME=PATH with NAME one of {', '.join(REPRODUCTIONS)}")
+    if not Path(path).is_file():
+        raise argparse.ArgumentTypeError(f"{path}: no such file")
+    return name, Path(path)
+
+
+def collect(with_reproduce: bool, known: dict | None, given: dict[str, Path] | None = None) -> dict:
     res: dict = {"cases": {}, "flow_keys": set(), "node_keys": set()}
     for name, (sc, seed) in cases().items():
         case = run_case(sc, seed, known)
@@ -245,7 +262,7 @@ def collect(with_reproduce: bool, known: dict | None) -> dict:
     res["flow_keys"], res["node_keys"] = sorted(res["flow_keys"]), sorted(res["node_keys"])
     res["pcap"] = pcaps()
     if with_reproduce:
-        res["reproduce"] = reproductions()
+        res["reproduce"] = reproductions(given or {})
     return res
 
 
@@ -276,10 +293,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("mode", choices=["record", "check"])
     ap.add_argument("--no-reproduce", action="store_true", help="skip the three quick reproductions")
+    ap.add_argument("--summary", type=_summary_arg, action="append", default=[], metavar="NAME=PATH",
+                    help="take NAME's quick reproduction from PATH, the summary.json of a "
+                         "`ncmesh reproduce NAME --quick` run with this build, instead of running it")
     a = ap.parse_args(argv)
     base = json.loads(BASELINE.read_text()) if a.mode == "check" else None
     known = None if base is None else {k: set(base[k]) for k in ("flow_keys", "node_keys")}
-    now = collect(with_reproduce=not a.no_reproduce, known=known)
+    now = collect(with_reproduce=not a.no_reproduce, known=known, given=dict(a.summary))
     if a.mode == "record":
         BASELINE.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
         print(f"recorded {len(now['cases'])} cases, {len(now['pcap'])} captures, "

@@ -341,11 +341,17 @@ class Sweep:
             self._file_scenario = _load_base_file(self.file)
         return _copy(self._file_scenario)
 
-    def _expand(self):
+    def first_runs(self):
+        """One run per grid point, its first seed, in `runs()` order: a check that every
+        point builds and resolves, without expanding every seed (a full reproduction's
+        sweeps have tens of thousands of runs)."""
+        return self._expand(self.seeds[:1])
+
+    def _expand(self, seeds: list[int] | None = None):
         build_cache: dict[str, Any] = {}
         for params in self.combinations():
             opt_params = {k: v for k, v in params.items() if self.grid_kind[k] == "option"}
-            for seed in self.seeds:
+            for seed in self.seeds if seeds is None else seeds:
                 ck = canonical_json([opt_params, seed if self.builder_seed_follows_run else None])
                 if ck not in build_cache:
                     try:
