@@ -182,7 +182,9 @@ impl CongestionControl for Reno {
 }
 
 /// The configured congestion-control variant. Static dispatch keeps the sender
-/// `Clone` and deterministic.
+/// `Clone` and deterministic. BBR's state makes the enum large; there is one per
+/// flow, built once and never moved on the hot path, so it is not boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum CcAlgorithm {
     /// RFC 5681 slow start and congestion avoidance (NewReno and SACK senders).

@@ -99,7 +99,7 @@ mod tests {
         // Round 11: the 100 is 11 rounds old and leaves; the best of the later
         // samples the filter kept takes over.
         let m = f.update(11, 40.0);
-        assert!(m < 100.0 && m >= 52.0, "{m}");
+        assert!((52.0..100.0).contains(&m), "{m}");
         // A higher sample takes over at once.
         assert_eq!(f.update(12, 500.0), 500.0);
     }
