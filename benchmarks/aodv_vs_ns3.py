@@ -400,6 +400,10 @@ def main() -> None:
     bad = [c for c in a.cases if c not in CASES and not (c.startswith("chain-") and c[6:].isdigit())]
     if bad:
         ap.error(f"--cases: {', '.join(bad)} not allowed: expected chain-N or one of {', '.join(CASES)}")
+    problem = ns3_python_problem(a.ns3_python)
+    if problem:  # one line before any run, as tcp_replay_ns3.py does
+        print(f"aodv_vs_ns3: {problem}", file=sys.stderr, flush=True)
+        sys.exit(2)
     readings = ncmesh_readings(a)
     rows = []
     for case in a.cases:
