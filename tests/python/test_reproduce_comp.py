@@ -189,6 +189,19 @@ def test_relative_improvement_per_pair():
     assert (m, n) == (50.0, 4) and ci == pytest.approx(1.96 * math.sqrt(0.25 / 4) * 100)
 
 
+def test_means_that_differ_only_by_float_rounding_are_a_tie():
+    """Freifunk pair 23 with NewReno: both series delivered the same bytes over the same
+    seeds, but their float means came out 0.528 and 0.5279999999999999; that counts as a
+    tie (ratio 1, not above), while a real difference of a thousandth still counts."""
+    pp = _pp([("one", "comp", "newreno", 0, 0.528, 0.1, 2), ("one", "tcp-arq", "newreno", 0, 0.5279999999999999, 0.1, 2),
+              ("one", "comp", "newreno", 1, 0.5279999999999999, 0.1, 2), ("one", "tcp-arq", "newreno", 1, 0.528, 0.1, 2),
+              ("one", "comp", "newreno", 2, 0.529, 0.1, 2), ("one", "tcp-arq", "newreno", 2, 0.528, 0.1, 2)])
+    r = comp.relative(pp, "comp", "tcp-arq", "one", "newreno")
+    assert 0.528 / 0.5279999999999999 > 1.0                      # the strict ratio was "above"
+    assert r[0] == 1.0 and r[1] == 1.0 and r[2] == pytest.approx(0.529 / 0.528)
+    assert comp.share(r > 1)[0] == pytest.approx(100 / 3)
+
+
 def test_per_pair_means_over_seeds():
     df = pd.DataFrame([{"kind": "one", "series": "none", "tcp": "newreno", "paths": 2, "pair": 0, "seed": s,
                         "throughput_kbps": x, "efficiency": e, "hops": 2} for s, x, e in ((1, 10.0, 0.2), (2, 30.0, 0.4))])

@@ -123,6 +123,11 @@ EQUAL_BAND = 0.05           # efficiencies within ±5% count as equal
 # below, the 20% one-hop pairs alike: §III-B2), so throughputs within ±5% count as equal too; 0.0 is the strict
 # reading (any ratio above 1 is above). docs/results/comp.md shows both.
 BEATS_BAND = EQUAL_BAND
+# Two series that deliver the same bytes over a pair's seeds have the same mean, but their float
+# sums can differ in the last bit (Freifunk pair 23, NewReno: 0.528 against 0.5279999999999999
+# kbit/s), which decided a strict "above" by the order of the additions. Ratios within this of 1
+# are 1: a tie, not above (far below any difference one packet makes).
+TIE_RTOL = 1e-9
 ABOUT_FACTOR = 2.0          # "up to about 10x": the ratio reaches at least 10 / 2 on some pair
 RATIO_CUT = 10.0            # Fig. 3(c)'s axis: ratios above it (and pairs where the baseline carried nothing) at the cut
 
@@ -369,14 +374,16 @@ def cdf(values) -> tuple[list[float], list[float]]:
 
 def relative(pp, a: str, b: str, kind: str, tcp: str, value: str = "throughput_kbps"):
     """Per pair: a's mean over seeds divided by b's (inf where b is 0 and a is not; pairs
-    where both are 0 or either is missing left out). A Series indexed by pair."""
+    where both are 0 or either is missing left out; 1 where the two means differ by no
+    more than float rounding, TIE_RTOL). A Series indexed by pair."""
     d = pp[(pp["kind"] == kind) & (pp["tcp"] == tcp) & (pp["paths"] == D)]
     x = d[d["series"] == a].set_index("pair")[value]
     y = d[d["series"] == b].set_index("pair")[value]
     x, y = x.align(y, join="inner")
     keep = ~((x == 0) & (y == 0)) & x.notna() & y.notna()
     x, y = x[keep], y[keep]
-    return (x / y.where(y != 0, 0.0)).where(y != 0, math.inf).astype(float)
+    r = (x / y.where(y != 0, 0.0)).where(y != 0, math.inf).astype(float)
+    return r.where((r - 1.0).abs() > TIE_RTOL, 1.0)
 
 
 def ratio_cut(r, cut: float = RATIO_CUT) -> dict:
