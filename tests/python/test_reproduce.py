@@ -12,6 +12,7 @@ import pytest
 
 from ncmesh.experiments import available, chain_vs_ns3, get, reproduce
 from ncmesh.sweep import load_sweep
+from ncmesh.sweep.store import done_keys
 from test_analysis_data import artifact_dir, chromium, pixel_stats, render, tiny_sweep
 
 REPO = Path(__file__).resolve().parents[2]
@@ -112,7 +113,7 @@ def test_reproduce_small_variant(tmp_path):
     [kept] = out.glob("previous-*/results")
     assert len(notices) == 1 and notices[0].startswith(f"{out / 'results'}: results of a different sweep (")
     assert f"moved them to {kept}" in notices[0] and "--force" in notices[0]
-    assert len(list((kept / "runs").glob("*.parquet"))) == 4 and (kept / "store.json").is_file()
+    assert len(done_keys(kept)) == 4 and (kept / "store.json").is_file()
     # --force: deleted instead, and said so
     forced = reproduce("chain-vs-ns3", quick=True, out_dir=out, sweeps={"": tiny_sweep("chain-vs-ns3")},
                        jobs=1, progress=False, log=lambda m: None, notice=notices.append, force=True)

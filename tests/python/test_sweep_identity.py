@@ -14,6 +14,7 @@ import pytest
 from ncmesh import _core
 from ncmesh.sweep import StoreMismatch, load_sweep, open_results, run_sweep
 from ncmesh.sweep.identity import MANIFEST, definition_id
+from ncmesh.sweep.store import done_keys
 
 from conftest import run_cli
 
@@ -160,7 +161,7 @@ def test_reproduction_of_several_sweeps_resumes(tmp_path):
     m = manifest(parts[0])
     m["core_build"] = "stale"
     (parts[0] / MANIFEST).write_text(json.dumps(m))
-    n = len(list((parts[0] / "runs").glob("*.parquet")))
+    n = len(done_keys(parts[0]))
     p = run_cli("reproduce", "cope-tcp", "--quick", "--seeds", "1", "--out", str(out), "--quiet")
     third = json.loads((out / "summary.json").read_text())
     assert p.returncode == 0 and f"{n} runs not reused" in p.stderr

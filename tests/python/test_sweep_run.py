@@ -18,7 +18,7 @@ import pytest
 
 import ncmesh
 from ncmesh.sweep import load_sweep, open_results, run_key, run_sweep
-from ncmesh.sweep.store import TABLES
+from ncmesh.sweep.store import TABLES, done_keys, drop_runs, pack_index
 
 CHAIN_SWEEP = """\
 name = "chain-small"
@@ -50,9 +50,14 @@ def test_pool_sweep_runs_everything(chain_sweep):
     assert report.wall_s > 0 and report.sim_s > 0
     assert (out / "sweep.toml").read_text() == path.read_text()
     keys = {r.key for r in sweep.runs()}
+    # Packed (store.py): each worker wrote its runs as one file per table when it
+    # exited, and deleted their own files; every run is in exactly one pack.
+    packs = pack_index(out)
+    assert 1 <= len(packs) <= 2
+    assert sorted(k for held in packs.values() for k in held) == sorted(keys)
     for table in ("runs",) + TABLES:
-        names = sorted(os.listdir(out / table))
-        assert names == sorted(f"{k}.parquet" for k in keys), table
+        assert sorted(os.listdir(out / table)) == sorted(packs), table
+    assert done_keys(out) == keys
     assert os.listdir(out / "errors") == []
 
 
@@ -176,8 +181,8 @@ def test_success_replaces_error_file(chain_sweep, tmp_path):
     small = load_sweep({"name": "one", "base": {"builder": "chain", "options": {"hops": 1, "duration": 3}}})
     run_sweep(small, out, jobs=1, progress=False)
     key = small.runs()[0].key
-    # Pretend the run failed before: no runs/ file, an error file.
-    os.unlink(out / "runs" / f"{key}.parquet")
+    # Pretend the run failed before: not done, an error file.
+    assert drop_runs(out, [key]) == 1 and done_keys(out) == set()
     (out / "errors" / f"{key}.json").write_text(json.dumps({"run_key": key, "error": "boom"}))
     assert len(open_results(out).errors) == 1
     report = run_sweep(small, out, jobs=1, progress=False)

@@ -12,6 +12,7 @@ import pytest
 from ncmesh.analysis.stats import mean_ci
 from ncmesh.sweep import SweepError, load_sweep, open_results, run_sweep
 from ncmesh.sweep.spec import SeedRule
+from ncmesh.sweep.store import drop_runs
 
 N_MIN, N_MAX, TARGET = 3, 6, 0.05
 
@@ -43,7 +44,8 @@ def _expected_seeds(values: list[float]) -> int:
 def runs(tmp_path_factory):
     """The fixed-count sweep of N_MAX seeds and the same sweep with the seed rule."""
     d = tmp_path_factory.mktemp("rule")
-    fixed = run_sweep(load_sweep(_spec({"count": N_MAX}, "fixed")), d / "fixed", jobs=2, progress=False)
+    # (One file per run and table, for test_results_keep_the_seeds_the_rule_chose to copy.)
+    fixed = run_sweep(load_sweep(_spec({"count": N_MAX}, "fixed")), d / "fixed", jobs=2, progress=False, pack=False)
     rule = load_sweep(_spec({"min": N_MIN, "max": N_MAX, "target": TARGET}))
     report = run_sweep(rule, d / "rule", jobs=2, progress=False)
     return d, fixed, rule, report
@@ -91,8 +93,7 @@ def test_an_interrupted_rule_sweep_resumes_exactly(runs, tmp_path):
     res = open_results(out)
     late = set(res.runs[(res.runs["loss.0.rate"] == 0.3) & (res.runs.seed > N_MIN + 1)].run_key)
     assert len(late) == N_MAX - N_MIN - 1
-    for key in late:
-        os.unlink(out / "runs" / f"{key}.parquet")
+    assert drop_runs(out, late) == len(late)
     (out / "seeds.json").unlink()
     again = run_sweep(rule, out, jobs=1, progress=False)
     assert (again.done, again.skipped) == (len(late), N_MIN + N_MAX - len(late))

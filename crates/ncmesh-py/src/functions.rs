@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use crate::columns::{Cell, Columns};
 use crate::convert::{scenario_from_py, to_py};
 use crate::errors::{internal_error, panic_message, scenario_error};
+use crate::pack::TablePart;
 use crate::parquet::{cell_from_py, encode, infer, ColType, ColTypeName, Column, Src};
 
 /// The scenario with every default filled in, validated, as a dict.
@@ -243,14 +244,16 @@ pub fn run_columns<'py>(
 ///
 /// A table that cannot be written this way (a type the writer does not handle) comes
 /// back as in `run_columns`, for the caller to encode. The other keys are those of
-/// `run_columns`.
+/// `run_columns`. With `keep_parts`, `parts` maps each table written as bytes to its
+/// columns (`pack::TablePart`), for `encode_pack` to write many runs as one file.
 #[pyfunction]
-#[pyo3(signature = (scenario, prefix, tables, created_by = "ncmesh"))]
+#[pyo3(signature = (scenario, prefix, tables, created_by = "ncmesh", keep_parts = false))]
 pub fn run_parquet<'py>(
     scenario: &Bound<'py, PyAny>,
     prefix: Vec<(String, ColTypeName, Bound<'py, PyAny>)>,
     tables: &Bound<'py, PyDict>,
     created_by: &str,
+    keep_parts: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let py = scenario.py();
     let prefix: Vec<(String, ColType, Cell)> = prefix
@@ -265,6 +268,9 @@ pub fn run_parquet<'py>(
     out.set_item("sim_time_s", r.sim_time_s)?;
     out.set_item("wall_time_s", r.wall_time_s)?;
 
+    let parts = PyDict::new(py);
+    let keep = keep_parts.then_some(&parts);
+    #[allow(clippy::too_many_arguments)]
     fn table<'py, T: serde::Serialize>(
         py: Python<'py>,
         name: &str,
@@ -272,6 +278,7 @@ pub fn run_parquet<'py>(
         prefix: &[(String, ColType, Cell)],
         tables: &Bound<'py, PyDict>,
         created_by: &str,
+        keep: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let cols = match Columns::of(rows) {
             Ok(c) => c,
@@ -321,18 +328,23 @@ pub fn run_parquet<'py>(
             });
         }
         match encode(&columns, created_by) {
-            Ok(data) => Ok(PyBytes::new(py, &data).into_any()),
+            Ok(data) => {
+                if let Some(keep) = keep {
+                    keep.set_item(name, TablePart::of(&columns, n))?;
+                }
+                Ok(PyBytes::new(py, &data).into_any())
+            }
             Err(_) => Ok(cols.to_py(py)?.into_any()),
         }
     }
     for (name, rows) in [
         (
             "flows",
-            table(py, "flows", &r.flows, &prefix, tables, created_by)?,
+            table(py, "flows", &r.flows, &prefix, tables, created_by, keep)?,
         ),
         (
             "nodes",
-            table(py, "nodes", &r.nodes, &prefix, tables, created_by)?,
+            table(py, "nodes", &r.nodes, &prefix, tables, created_by, keep)?,
         ),
         (
             "flow_series",
@@ -343,6 +355,7 @@ pub fn run_parquet<'py>(
                 &prefix,
                 tables,
                 created_by,
+                keep,
             )?,
         ),
         (
@@ -354,10 +367,14 @@ pub fn run_parquet<'py>(
                 &prefix,
                 tables,
                 created_by,
+                keep,
             )?,
         ),
     ] {
         out.set_item(name, rows)?;
+    }
+    if keep_parts {
+        out.set_item("parts", parts)?;
     }
     out.set_item("conservation", to_py(py, &r.conservation)?)?;
     out.set_item("scenario_toml", scenario::to_toml(&s))?;

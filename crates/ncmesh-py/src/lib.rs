@@ -9,6 +9,7 @@ mod columns;
 mod convert;
 mod errors;
 mod functions;
+mod pack;
 mod parquet;
 
 #[pymodule]
@@ -29,5 +30,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::run_columns, m)?)?;
     m.add_function(wrap_pyfunction!(functions::run_parquet, m)?)?;
     m.add_function(wrap_pyfunction!(parquet::encode_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(pack::encode_pack, m)?)?;
+    m.add_class::<pack::TablePart>()?;
     Ok(())
 }

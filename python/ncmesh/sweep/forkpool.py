@@ -112,15 +112,17 @@ class _Worker:
 
 
 class ForkPool:
-    """`workers` forked processes running `initializer()` once, then tasks.
+    """`workers` forked processes running `initializer()` once, then tasks, then
+    `finalizer()` when their task pipe closes (`shutdown`; not when terminated).
 
     submit(fn, *args) -> task id; wait(timeout) -> [(task id, ok, value)] where value
     is the result (ok) or the exception (a WorkerDied for each task a dead worker had;
     the worker is replaced). Call only from the thread that made the pool, in a process
     with no other threads (fork)."""
 
-    def __init__(self, workers: int, initializer: Callable[[], None] | None = None, depth: int = 2):
-        self.size, self.initializer, self.depth = max(1, workers), initializer, depth
+    def __init__(self, workers: int, initializer: Callable[[], None] | None = None,
+                 finalizer: Callable[[], None] | None = None, depth: int = 2):
+        self.size, self.initializer, self.finalizer, self.depth = max(1, workers), initializer, finalizer, depth
         self.workers: dict[int, _Worker] = {}       # results fd -> worker
         self.pending: deque = deque()               # (task id, fn, args) not sent yet
         self.next_id = 0
@@ -143,6 +145,8 @@ class ForkPool:
                 if self.initializer is not None:
                     self.initializer()
                 _serve(task_r, result_w)
+                if self.finalizer is not None:
+                    self.finalizer()
                 code = 0
             except BaseException:  # noqa: BLE001
                 pass

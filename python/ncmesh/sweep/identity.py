@@ -104,12 +104,13 @@ def claim(out: Path, state: StoreState, definition: dict, build: str, version: s
           fsync: bool = False) -> int:
     """Makes DIR this sweep's store: refuses another definition, deletes stale runs
     (those of another build), writes store.json. Returns the number of runs deleted."""
-    from .store import ALL_TABLES, ERRORS, write_text
+    from .store import ALL_TABLES, ERRORS, done_keys, write_text
 
     if state.kind == "other":
         raise refusal(out, state)
     deleted = 0
     if state.kind == "stale":
+        deleted = len(done_keys(out))
         # runs/ first: a run is done iff its runs file exists, so an interruption here
         # leaves no stale run that counts as done.
         for sub in ALL_TABLES + (ERRORS,):
@@ -121,7 +122,6 @@ def claim(out: Path, state: StoreState, definition: dict, build: str, version: s
             for e in entries:
                 if e.is_file():
                     os.unlink(e.path)
-                    deleted += sub == "runs" and e.name.endswith(".parquet") and not e.name.startswith(".")
     if state.kind != "same":
         out.mkdir(parents=True, exist_ok=True)
         manifest = {"format": FORMAT, "sweep": definition["name"], "sweep_id": definition_id(definition),

@@ -18,7 +18,7 @@ import os
 import sys
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +27,9 @@ from ..scenario import uncoded_udp_note
 from . import identity
 from .progress import PartProgress, SweepProgress
 from .spec import RunSpec, Sweep, load_sweep
-from .store import (SEEDS_RECORD, Context, Donors, done_keys, prepare, read_metric, remove_stale_temporaries,
-                    write_error, write_text)
-from .worker import Outcome, Packed, init_worker, run_batch
+from .store import (SEEDS_RECORD, Context, Donors, done_keys, prepare, read_metrics, remove_stale_temporaries,
+                    tidy, write_error, write_text)
+from .worker import Outcome, Packed, finish_worker, init_worker, run_batch
 
 # A batch should keep a worker busy for about this long: long enough that the cost of a
 # task (pickling, a round trip) is small, short enough for smooth progress and load balance.
@@ -248,6 +248,7 @@ def run_sweep(
     progress: bool | SweepProgress = True,
     fsync: bool = False,
     share=None,
+    pack: bool = True,
 ) -> SweepReport:
     """Runs every run of `sweep` that is not done yet in `out_dir` (default
     results/<name>) and returns a SweepReport.
@@ -265,6 +266,9 @@ def run_sweep(
     share: other results directories (the other parts of a reproduction): a run done
     there by this build of the simulator (same run key: same resolved scenario) is not
     run again, its rows are copied in with this sweep's params (`store.Donors`).
+
+    pack: the workers pack the runs they finish into one file per table (store.py);
+    False keeps one file per run and table (slower to read back).
     """
     if _in_worker_main_import():
         raise RuntimeError(
@@ -287,10 +291,12 @@ def run_sweep(
               "computing them again", file=sys.stderr, flush=True)
     out = prepare(out, sweep.to_toml(), fsync).resolve()
     remove_stale_temporaries(out)
+    tidy(out)
 
     ctx = Context(out_dir=str(out), sweep=sweep.name, params=sweep.params,
                   param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync,
-                  core_build=build, sweep_id=identity.definition_id(definition))
+                  core_build=build, sweep_id=identity.definition_id(definition),
+                  pack="on" if pack else "off")
     workers = jobs or os.cpu_count() or 1
     donors = Donors([d for d in share or [] if Path(d).resolve() != out], build) if share else None
     borrow = (lambda spec: donors.take(ctx, spec.key, spec.seed, spec.params)) if donors and donors.dirs else None
@@ -367,6 +373,7 @@ class _Rounds:
             specs = self._specs(self.open, [0] * len(self.open))
         else:
             grown, start = [], []
+            self._read([spec.key for c in self.open for spec in self.cells[c][1][:self.n[c]]])
             for c in self.open:
                 values = [self.value(spec) for spec in self.cells[c][1][:self.n[c]]]
                 if self.rule.met(values) or self.n[c] >= self.rule.n_max:
@@ -384,10 +391,15 @@ class _Rounds:
         self.sources.append(source)
         return source
 
+    def _read(self, keys: list[str]) -> None:
+        """Reads the rule's metric of the runs not read yet (each file once)."""
+        missing = [k for k in dict.fromkeys(keys) if k not in self._values]
+        if missing:
+            self._values.update(read_metrics(self.out, missing, self.rule.metric))
+
     def value(self, spec: RunSpec) -> float | None:
         """The rule's metric of a done run (the total over its flows), None if it failed."""
-        if spec.key not in self._values:
-            self._values[spec.key] = read_metric(self.out, spec.key, self.rule.metric)
+        self._read([spec.key])
         return self._values[spec.key]
 
     @property
@@ -494,6 +506,9 @@ def _run_pool(source: _Source, ctx: Context, workers: int, tally: _Tally) -> Non
 def _run_forked(source: _Source, ctx: Context, workers: int, tally: _Tally) -> None:
     from .forkpool import ForkPool, WorkerDied
 
+    # Workers that exit when the pool ends: each packs its runs when it holds PACK_RUNS
+    # and when it exits (`finish_worker`).
+    ctx = replace(ctx, pack="worker") if ctx.pack != "off" else ctx
     batcher = _Batcher(source, workers)
     pool = None                       # started with the first batch
     inflight: dict[int, tuple[list[RunSpec], bool]] = {}
@@ -505,7 +520,7 @@ def _run_forked(source: _Source, ctx: Context, workers: int, tally: _Tally) -> N
                 if not batch:
                     break
                 if pool is None:
-                    pool = ForkPool(workers, init_worker)
+                    pool = ForkPool(workers, init_worker, finish_worker)
                     tally.tick(force=True)
                 inflight[pool.submit(run_batch, Packed(batch), ctx)] = (batch, retry)
             if not inflight:
@@ -543,6 +558,9 @@ def _run_executor(source: _Source, ctx: Context, workers: int, tally: _Tally) ->
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
+    # The executor's workers exit when it shuts down: they pack their runs then
+    # (`init_worker` registers `finish_worker` with multiprocessing).
+    ctx = replace(ctx, pack="worker") if ctx.pack != "off" else ctx
     batcher = _Batcher(source, workers)
     pool = None                       # started with the first batch
     inflight: dict = {}
@@ -618,6 +636,7 @@ def _run_ray(source: _Source, ctx: Context, jobs: int | None, address: Any, tall
     except ImportError:
         raise RayUnavailable("Ray is not installed: pip install 'ncmesh[ray]' (or pip install ray)") from None
 
+    ctx = replace(ctx, pack="batch") if ctx.pack != "off" else ctx   # Ray's workers outlive the sweep
     started = False
     if not ray.is_initialized():
         kwargs = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)

@@ -1,4 +1,5 @@
-"""The results directory of a sweep: one Parquet file per run and table, written atomically.
+"""The results directory of a sweep: each run's tables written atomically as soon as it
+finishes, then packed with other runs' into one file per table.
 
     DIR/store.json                 which sweep definition and which simulator build the
                                    runs belong to (identity.py; written before any run)
@@ -8,6 +9,7 @@
     DIR/nodes/<key>.parquet        RunResult.nodes rows + the same
     DIR/flow_series/<key>.parquet
     DIR/node_series/<key>.parquet
+    DIR/<table>/pack-<id>.parquet  the rows of many runs (a pack), in the same columns
     DIR/errors/<key>.json          a failed run (removed when a rerun succeeds)
     DIR/seeds.json                 with a seed rule: the seeds each grid point used and
                                    their run keys (written when every point is decided)
@@ -16,9 +18,22 @@ Every file is written under a temporary name starting with "." (and not ending i
 .parquet), then renamed into place, so readers never see a partial file (with
 fsync=True, fsync'ed before the rename as well).
 
+Packs. Reading a store back costs pyarrow about 30-60 µs per column chunk and file (a
+nodes file of 122 columns, 4 ms), so a store of one file per run and table takes minutes
+to read. A worker keeps the columns of the runs it finished and, every few hundred runs
+(or at the end of each batch, on Ray), writes them as one pack per table (`write_pack`):
+the four tables' pack files first, then runs/pack-<id>.parquet, which commits the pack
+(a run is done iff its runs file or a committed pack holds it), then it deletes those
+runs' own files. A crash at any point loses no finished run: before the commit the runs'
+own files hold them (a pack table file without its runs file is ignored and removed),
+after it the pack does (a run's own files left beside it are ignored and removed,
+`tidy`). Readers read the committed packs and the runs' own files of the runs no pack
+holds, and give every table in run-key order, as before packs.
+
 The Parquet files are encoded by the simulator's extension (`_core.run_parquet` for the
-four result tables, `_core.encode_parquet` for the rest), with pyarrow only as the
-fallback for a column type the extension does not write; reading uses pyarrow.
+four result tables, `_core.encode_pack` for packs, `_core.encode_parquet` for the rest),
+with pyarrow only as the fallback for a column type the extension does not write;
+reading uses pyarrow.
 """
 
 from __future__ import annotations
@@ -38,6 +53,12 @@ ERRORS = "errors"
 SEEDS_RECORD = "seeds.json"
 ALL_TABLES = (RUNS,) + TABLES
 SUFFIX = ".parquet"
+PACK = "pack-"           # DIR/<table>/pack-<id>.parquet
+
+# A worker writes a pack when it holds this many runs, or this many values (rows x
+# columns over the four tables; about 32 bytes each in memory), whichever comes first.
+PACK_RUNS = 512
+PACK_CELLS = 2_000_000
 
 # Column types of the core's tables (metrics/result.rs): explicit so that every file of
 # a table has the same schema, empty tables and all-NaN columns included.
@@ -72,6 +93,11 @@ class Context:
     fsync: bool = True
     core_build: str = ""          # the simulator build (ncmesh._core.build_id())
     sweep_id: str = ""            # the sweep definition (identity.definition_id)
+    # When a worker packs its finished runs (worker.py): "worker" (when it holds
+    # PACK_RUNS runs and when it exits: the forked pool), "batch" (also at the end of
+    # every batch: workers that never exit, Ray) or "off" (each run keeps its own files).
+    # run_sweep sets "on", and each pool says which of the first two it means.
+    pack: str = "off"
 
 
 # ---------------------------------------------------------------- columns and encoding
@@ -297,26 +323,46 @@ def prepare(out_dir: str | os.PathLike, sweep_toml: str, fsync: bool = True) -> 
 
 
 def done_keys(out_dir: str | os.PathLike) -> set[str]:
-    """The keys of the runs that are done (DIR/runs/<key>.parquet exists)."""
-    folder = Path(out_dir) / RUNS
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        return set()
-    return {n[: -len(SUFFIX)] for n in names if n.endswith(SUFFIX) and not n.startswith(".")}
+    """The keys of the runs that are done (their runs/<key>.parquet, or a committed pack,
+    holds them)."""
+    return _Layout(Path(out_dir)).keys
 
 
-def read_metric(out_dir: str | os.PathLike, key: str, metric: str) -> float | None:
-    """A done run's total of `metric` over its flows (DIR/flows/<key>.parquet); None if
-    the run is not done (failed)."""
+def read_metrics(out_dir: str | os.PathLike, keys, metric: str) -> dict[str, float | None]:
+    """Each run's total of `metric` over its flows; None for a run that is not done
+    (failed). Each file is read once."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    if not (Path(out_dir) / RUNS / (key + SUFFIX)).exists():
-        return None
-    column = pq.read_table(Path(out_dir) / "flows" / (key + SUFFIX), columns=[metric]).column(metric)
-    total = pc.sum(column).as_py()
-    return float(total) if total is not None else 0.0
+    out = Path(out_dir)
+    layout = _Layout(out)
+    values: dict[str, float | None] = {}
+    packs: dict[str, set[str]] = {}
+
+    def total(column) -> float:
+        t = pc.sum(column).as_py()
+        return float(t) if t is not None else 0.0
+
+    for key in keys:
+        if key in layout.own:
+            values[key] = total(pq.read_table(out / "flows" / (key + SUFFIX), columns=[metric]).column(metric))
+        elif key in layout.in_pack:
+            packs.setdefault(layout.in_pack[key], set()).add(key)
+        else:
+            values[key] = None
+    for name, wanted in packs.items():
+        table = pq.read_table(out / "flows" / name, columns=["run_key", metric])
+        run_keys = table.column("run_key").to_pylist()
+        # A run's rows are contiguous in a pack: sum each run's slice, as its own file.
+        start = 0
+        for i in range(1, len(run_keys) + 1):
+            if i == len(run_keys) or run_keys[i] != run_keys[start]:
+                if run_keys[start] in wanted:
+                    values[run_keys[start]] = total(table.column(metric).slice(start, i - start))
+                start = i
+        for key in wanted - values.keys():     # a done run with no flows
+            values[key] = 0.0
+    return values
 
 
 def seeds_record(out_dir: str | os.PathLike) -> dict | None:
@@ -354,10 +400,15 @@ class PendingRun:
     only, which release the GIL: with fsync, it runs on another thread while the next run
     simulates)."""
 
-    def __init__(self, ctx: Context, key: str, tables: list[tuple[str, bytes]], runs: tuple[str, bytes]):
+    def __init__(self, ctx: Context, key: str, tables: list[tuple[str, bytes]], runs: tuple[str, bytes],
+                 parts: dict | None = None, run_row: list | None = None):
         self.ctx, self.key = ctx, key
         self.tables = tables            # (final path, Parquet bytes) of the four tables
         self.runs = runs                # the same for runs/<key>.parquet, written last
+        # For a pack (`write_pack`): the four tables' columns (`_core.TablePart`), when the
+        # extension encoded all four, and the runs row as columns [(name, type, [value])].
+        self.parts = parts if parts is not None and all(t in parts for t in TABLES) else None
+        self.run_row = run_row
 
     def commit(self) -> None:
         """Data files: written to temporaries (fsync'ed if ctx.fsync), renamed, their
@@ -392,6 +443,208 @@ class PendingRun:
         except FileNotFoundError:
             pass
 
+# ---------------------------------------------------------------- packs
+
+
+def write_pack(ctx: Context, runs: list[PendingRun]) -> None:
+    """Writes committed runs (all with `parts`, and of one schema: `pack_groups`) as one
+    pack: the four tables' pack files, then runs/pack-<id>.parquet (the commit), then
+    deletes the runs' own files. An exception before the commit leaves the runs' own
+    files as they were (a pack table file written so far is ignored, `tidy` removes it)."""
+    from .. import _core
+
+    out, fsync = ctx.out_dir, ctx.fsync
+    name = f"{PACK}{os.getpid():x}-{os.urandom(6).hex()}{SUFFIX}"
+    for t in TABLES:
+        data = _core.encode_pack([r.parts[t] for r in runs], CREATED_BY)
+        atomic_write(Path(out) / t / name, data, fsync)
+    if fsync:
+        for t in TABLES:
+            _fsync_dir(Path(out) / t)
+    row = [(c, ty, [v for r in runs for v in _row_values(r.run_row, c)]) for c, ty, _ in runs[0].run_row]
+    atomic_write(Path(out) / RUNS / name, encode_columns(row), fsync)
+    if fsync:
+        _fsync_dir(Path(out) / RUNS)
+    for r in runs:
+        _remove_run_files(Path(out), r.key)
+
+
+def _row_values(row: list, column: str) -> list:
+    for c, _, values in row:
+        if c == column:
+            return values
+    raise KeyError(column)
+
+
+def pack_groups(runs: list[PendingRun]) -> list[list[PendingRun]]:
+    """The runs that can be packed (all four tables' columns kept), grouped by schema (a
+    pack holds one), each group in the order given."""
+    groups: dict = {}
+    for r in runs:
+        if r.parts is None or r.run_row is None:
+            continue
+        schema = (tuple(tuple(map(tuple, r.parts[t].schema)) for t in TABLES),
+                  tuple((c, ty) for c, ty, _ in r.run_row))
+        groups.setdefault(schema, []).append(r)
+    return list(groups.values())
+
+
+def _remove_run_files(out: Path, key: str) -> None:
+    """A run's own files, runs/ first (its 'done' mark), then the tables'."""
+    for t in (RUNS,) + TABLES:
+        try:
+            os.unlink(out / t / (key + SUFFIX))
+        except FileNotFoundError:
+            pass
+
+
+def _is_pack(name: str) -> bool:
+    return name.startswith(PACK) and name.endswith(SUFFIX)
+
+
+def _run_file_keys(folder: Path) -> set[str]:
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return set()
+    return {n[: -len(SUFFIX)] for n in names
+            if n.endswith(SUFFIX) and not n.startswith(".") and not n.startswith(PACK)}
+
+
+def pack_index(out_dir: str | os.PathLike) -> dict[str, list[str]]:
+    """The committed packs (runs/pack-<id>.parquet exists): file name -> the run keys it
+    holds, in its row order; sorted by name."""
+    folder = Path(out_dir) / RUNS
+    try:
+        names = sorted(n for n in os.listdir(folder) if _is_pack(n))
+    except FileNotFoundError:
+        return {}
+    if not names:
+        return {}
+    import pyarrow.parquet as pq
+
+    return {n: pq.read_table(folder / n, columns=["run_key"]).column(0).to_pylist() for n in names}
+
+
+class _Layout:
+    """Where each done run's rows are: its own files, or a pack (the first one, by name,
+    that holds it: a run written twice is read once)."""
+
+    def __init__(self, out: Path):
+        # Own files first, packs second: a pack's commit comes before it deletes the runs'
+        # own files, so a run is seen in one or the other at every moment.
+        self.own = _run_file_keys(out / RUNS)
+        self.packs = pack_index(out)
+        self.in_pack: dict[str, str] = {}
+        for name, keys in self.packs.items():
+            for k in keys:
+                self.in_pack.setdefault(k, name)
+        self.own -= self.in_pack.keys()
+
+    @property
+    def keys(self) -> set[str]:
+        return self.own | self.in_pack.keys()
+
+    def pack_rows(self, name: str, keep: set[str] | None) -> set[str] | None:
+        """The keys to read from pack `name` (None: all its rows)."""
+        mine = {k for k in self.packs[name] if self.in_pack[k] == name}
+        if keep is not None:
+            mine &= keep
+        return None if len(mine) == len(self.packs[name]) else mine
+
+
+def tidy(out_dir: str | os.PathLike) -> int:
+    """Removes what a crash can leave beside the packs: the own files of runs that a
+    committed pack holds, and the table files of packs never committed. Returns the
+    number of files removed. (At the start of a sweep, when no worker writes.)"""
+    out = Path(out_dir)
+    layout = _Layout(out)
+    removed = 0
+    for t in (RUNS,) + TABLES:
+        for k in _run_file_keys(out / t) & layout.in_pack.keys():
+            (out / t / (k + SUFFIX)).unlink(missing_ok=True)
+            removed += 1
+        try:
+            names = os.listdir(out / t) if t != RUNS else []
+        except FileNotFoundError:
+            names = []
+        for n in names:
+            if _is_pack(n) and n not in layout.packs:
+                (out / t / n).unlink(missing_ok=True)
+                removed += 1
+    return removed
+
+
+def drop_runs(out_dir: str | os.PathLike, keys) -> int:
+    """Makes runs `keys` not done, as if they had never run: deletes their own files and
+    rewrites the packs that hold them without their rows (runs/ first). Returns how many
+    of them were done."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    out = Path(out_dir)
+    keys = set(keys)
+    layout = _Layout(out)
+    dropped = len(keys & layout.keys)
+    for k in keys & layout.own:
+        _remove_run_files(out, k)
+    for name, held in layout.packs.items():
+        if not keys & set(held):
+            continue
+        for t in (RUNS,) + TABLES:
+            table = pq.read_table(out / t / name)
+            table = table.filter(pc.invert(pc.is_in(table["run_key"], value_set=pa_array(sorted(keys)))))
+            if table.num_rows == 0:
+                (out / t / name).unlink(missing_ok=True)
+                continue
+            atomic_write(out / t / name, _pyarrow_bytes(table), False)
+    return dropped
+
+
+def pa_array(values: list):
+    import pyarrow as pa
+
+    return pa.array(values, type=pa.string())
+
+
+def _pyarrow_bytes(table) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, use_dictionary=False, write_statistics=False)
+    return sink.getvalue().to_pybytes()
+
+
+class _PackCache:
+    """The last few pack tables read (Donors copy runs one at a time, five tables each)."""
+
+    def __init__(self, size: int = 15):
+        self.size, self.tables = size, {}
+
+    def rows(self, path: Path, key: str):
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        table = self.tables.pop(path, None)
+        if table is None:
+            table = pq.read_table(path)
+            if len(self.tables) >= self.size:
+                self.tables.pop(next(iter(self.tables)))
+        self.tables[path] = table
+        return table.filter(pc.equal(table["run_key"], key))
+
+
+def _run_table(src: Path, table: str, key: str, layout: "_Layout", cache: _PackCache):
+    """One table of done run `key` of directory `src`, as a pyarrow Table."""
+    import pyarrow.parquet as pq
+
+    pack = layout.in_pack.get(key)
+    if pack is None:
+        return pq.read_table(src / table / (key + SUFFIX))
+    return cache.rows(src / table / pack, key)
+
+
 
 class Donors:
     """Other results directories whose runs this sweep may take instead of running them
@@ -411,18 +664,20 @@ class Donors:
             except Exception:  # noqa: BLE001 - an unreadable store is simply not used
                 continue
             if manifest and manifest.get("core_build") == build:
-                self.dirs.append((d, done_keys(d), _grid_keys(d)))
+                self.dirs.append((d, _Layout(d), _grid_keys(d)))
+        self.cache = _PackCache()
 
     def take(self, ctx: Context, key: str, seed: int, params: dict) -> bool:
         """Copies run `key` from the first directory that has it; False if none has."""
-        for d, keys, donor_params in self.dirs:
-            if key in keys and (d / RUNS / (key + SUFFIX)).exists():
-                copy_run(d, donor_params, ctx, key, seed, params)
+        for d, layout, donor_params in self.dirs:
+            if key in layout.in_pack or (key in layout.own and (d / RUNS / (key + SUFFIX)).exists()):
+                copy_run(d, donor_params, ctx, key, seed, params, layout, self.cache)
                 return True
         return False
 
 
-def copy_run(src: Path, src_params: list[str], ctx: Context, key: str, seed: int, params: dict) -> None:
+def copy_run(src: Path, src_params: list[str], ctx: Context, key: str, seed: int, params: dict,
+             layout: "_Layout | None" = None, cache: "_PackCache | None" = None) -> None:
     """Run `key` of results directory `src` (grid keys `src_params`) written into ctx's
     directory: the same rows, with this sweep's key columns (sweep, seed, params) and, in
     the runs table, its sweep_id and params_json; the runs file last, as for a run."""
@@ -432,9 +687,11 @@ def copy_run(src: Path, src_params: list[str], ctx: Context, key: str, seed: int
     name = key + SUFFIX
     drop = set(RUN_COLUMNS_BEFORE) | set(src_params)
     prefix = key_prefix(ctx, key, seed, params)
+    layout = layout if layout is not None else _Layout(src)
+    cache = cache if cache is not None else _PackCache()
     tables = []
     for t in TABLES + (RUNS,):
-        data = pq.read_table(src / t / name)
+        data = _run_table(src, t, key, layout, cache)
         n = data.num_rows
         columns = {c: pa.array([v] * n, type=_arrow_type(ty)) for c, ty, v in prefix}
         for c in data.column_names:
@@ -466,8 +723,9 @@ def stage_run(ctx: Context, key: str, seed: int, params: dict, raw: dict, scenar
         if not isinstance(data, bytes):
             data = encode_columns(table_columns(t, data, key, seed, params, ctx))
         tables.append((os.path.join(out, t, name), data))
-    runs = (os.path.join(out, RUNS, name), encode_columns(run_columns(raw, key, seed, params, scenario_toml, ctx)))
-    return PendingRun(ctx, key, tables, runs)
+    row = run_columns(raw, key, seed, params, scenario_toml, ctx)
+    runs = (os.path.join(out, RUNS, name), encode_columns(row))
+    return PendingRun(ctx, key, tables, runs, raw.get("parts"), row)
 
 
 def write_run(ctx: Context, key: str, seed: int, params: dict, raw: dict, scenario_toml: str | None = None) -> None:
@@ -505,31 +763,42 @@ def _grid_keys(out: Path) -> list[str]:
     return [k for k, _ in _flatten(grid, keep=_is_range)] if isinstance(grid, dict) else []
 
 
-def _files(folder: Path, keys: set[str] | None) -> list[str]:
+def _files(folder: Path, keys: set[str] | None, packed) -> list[str]:
+    """The own files of the runs in `keys` (all if None) that no pack holds, in key order."""
     try:
         names = sorted(os.listdir(folder))
     except FileNotFoundError:
         return []
     out = []
     for n in names:
-        if n.startswith(".") or not n.endswith(SUFFIX):
+        if n.startswith(".") or not n.endswith(SUFFIX) or n.startswith(PACK):
             continue
-        if keys is not None and n[: -len(SUFFIX)] not in keys:
+        key = n[: -len(SUFFIX)]
+        if (keys is not None and key not in keys) or key in packed:
             continue
         out.append(str(folder / n))
     return out
 
 
-def read_table(out_dir: str | os.PathLike, name: str, keys: set[str] | None = None, params: list[str] | None = None):
-    """One table of the results directory as a DataFrame (files in run-key order); only
-    the runs in `keys` if given. Empty: a frame with the table's columns."""
+def read_table(out_dir: str | os.PathLike, name: str, keys: set[str] | None = None, params: list[str] | None = None,
+               layout: "_Layout | None" = None):
+    """One table of the results directory as a DataFrame, its rows in run-key order (a
+    run's own rows in their order); only the runs in `keys` if given. Empty: a frame with
+    the table's columns."""
     import pandas as pd
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     out = Path(out_dir)
-    files = _files(out / name, keys)
-    if not files:
+    layout = layout if layout is not None else _Layout(out)
+    files = _files(out / name, keys, layout.in_pack)
+    packs = []                                # (path, the keys to keep or None for all)
+    for pack in layout.packs:
+        rows = layout.pack_rows(pack, keys)
+        if rows is None or rows:
+            packs.append((str(out / name / pack), rows))
+    if not files and not packs:
         params = params if params is not None else _grid_keys(out)
         if name == RUNS:
             cols = list(RUN_COLUMNS_BEFORE) + params + list(RUN_COLUMNS_AFTER)
@@ -540,8 +809,22 @@ def read_table(out_dir: str | os.PathLike, name: str, keys: set[str] | None = No
 
     # Files written by other ncmesh versions may have more or fewer columns: read with
     # the union of the schemas (missing values are null).
-    schema = pa.unify_schemas([pq.read_schema(f) for f in files], promote_options="permissive")
-    return ds.dataset(files, format="parquet", schema=schema).to_table().to_pandas()
+    every = files + [p for p, _ in packs]
+    schema = pa.unify_schemas([pq.read_schema(f) for f in every], promote_options="permissive")
+    tables = []
+    if files:
+        tables.append(ds.dataset(files, format="parquet", schema=schema).to_table())
+    for path, rows in packs:
+        t = ds.dataset([path], format="parquet", schema=schema).to_table()
+        if rows is not None:
+            t = t.filter(pc.is_in(t["run_key"], value_set=pa.array(sorted(rows), type=pa.string())))
+        tables.append(t)
+    table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+    if packs:
+        # Run-key order, as one file per run gives it (a stable sort keeps each run's rows
+        # in their order), so that analyses add their values up in the same order.
+        table = table.take(pc.sort_indices(table, sort_keys=[("run_key", "ascending")]))
+    return table.to_pandas()
 
 
 @dataclass
@@ -557,11 +840,17 @@ class Results:
     def keys(self) -> set[str]:
         """The done runs (with a seed rule, once decided: those of the seeds each grid
         point used, DIR/seeds.json)."""
-        done = done_keys(self.path)
+        done = self._layout.keys
         record = self.seeds
         if record is not None:
             done &= {k for cell in record.get("cells", []) for k in cell.get("run_keys", [])}
         return done
+
+    @property
+    def _layout(self) -> "_Layout":
+        if "_layout" not in self._cache:
+            self._cache["_layout"] = _Layout(self.path)
+        return self._cache["_layout"]
 
     @property
     def seeds(self) -> dict | None:
@@ -572,7 +861,8 @@ class Results:
 
     def _table(self, name: str):
         if name not in self._cache:
-            self._cache[name] = read_table(self.path, name, keys=self.keys, params=self.params)
+            self._cache[name] = read_table(self.path, name, keys=self.keys, params=self.params,
+                                           layout=self._layout)
         return self._cache[name]
 
     @property

@@ -1,6 +1,8 @@
 """What runs in a worker process (process pool or Ray): simulate a batch of runs and
 write each one's files as soon as it finishes, so a finished run is on disk even if
-the parent dies.
+the parent dies; then pack them (store.write_pack): the worker keeps the columns of the
+runs it finished and writes them as one file per table every PACK_RUNS runs, when it
+exits (the forked pool) or at the end of each batch (workers that outlive the sweep).
 
 The calling thread simulates a run and gets its four result tables back as Parquet
 bytes in the same call (`_core.run_parquet`: no Python objects per row, no pyarrow),
@@ -19,7 +21,8 @@ import time
 from typing import TYPE_CHECKING, NamedTuple
 
 from .spec import RunSpec
-from .store import CREATED_BY, TABLE_SPECS, Context, PendingRun, key_prefix, stage_run, write_error
+from .store import (CREATED_BY, PACK_CELLS, PACK_RUNS, TABLE_SPECS, Context, PendingRun, key_prefix, pack_groups,
+                    stage_run, write_error, write_pack)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -48,6 +51,13 @@ def init_worker() -> None:
     # workers with SIGTERM, which must simply end them.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     from . import _preload  # noqa: F401
+
+    # A ProcessPoolExecutor's worker runs multiprocessing's finalizers when it exits
+    # after the pool's shutdown (not when terminated): its last runs are packed then. (A
+    # ForkPool worker calls finish_worker itself and leaves by os._exit.)
+    from multiprocessing.util import Finalize
+
+    Finalize(None, finish_worker, exitpriority=10)
 
     # Everything this worker inherited (or just imported) stays alive to the end: keep
     # the garbage collector's full passes off it. In a forked worker those passes would
@@ -99,7 +109,7 @@ def _stage(spec: RunSpec, ctx: Context) -> tuple[PendingRun, float]:
     try:
         # Simulates and encodes the four tables as Parquet in one call (the runs table,
         # one row, is made here).
-        raw = _core.run_parquet(spec.scenario, prefix, TABLE_SPECS, CREATED_BY)
+        raw = _core.run_parquet(spec.scenario, prefix, TABLE_SPECS, CREATED_BY, keep_parts=ctx.pack != "off")
     except TypeError:              # a param value the encoder does not take: tables in Python
         t = time.perf_counter()
         raw = _core.run_columns(spec.scenario)
@@ -151,20 +161,63 @@ def run_batch(specs: list[RunSpec] | Packed, ctx: Context) -> list[Outcome]:
         specs = specs.unpack()
     io = _io_pool() if ctx.fsync else None
     results: list = []                 # Outcome, or a Future of one (fsync)
+    staged: list = []                  # the PendingRun of each result, or None
     for spec in specs:
         try:
             pending, sim_s = _stage(spec, ctx)
         except Exception as e:  # noqa: BLE001
             results.append(_failed(spec, ctx, e, 0.0))
+            staged.append(None)
             continue
         if io is None:
             results.append(_commit(spec, ctx, pending, sim_s))
         else:
             results.append(io.submit(_commit, spec, ctx, pending, sim_s))
+        staged.append(pending)
     outcomes = [r if isinstance(r, Outcome) else r.result() for r in results]
+    if ctx.pack != "off":
+        _keep([p for p, o in zip(staged, outcomes) if p is not None and o.ok], ctx)
     # Share the batch's elapsed time among its runs (for the batch size estimate).
     each = (time.perf_counter() - t_start) / max(1, len(outcomes))
     return [o._replace(total_s=each) for o in outcomes]
+
+
+# ---------------------------------------------------------------- packs
+
+# The committed runs not packed yet, per results directory: (the context, [PendingRun]).
+_unpacked: dict[str, tuple[Context, list[PendingRun]]] = {}
+
+
+def _keep(runs: list[PendingRun], ctx: Context) -> None:
+    """Holds committed runs for a pack; writes the pack when it is due."""
+    _, held = _unpacked.setdefault(ctx.out_dir, (ctx, []))
+    for r in runs:
+        if r.parts is not None:
+            r.tables = r.runs = None       # on disk already: only the columns are needed
+            held.append(r)
+    cells = sum(r.parts[t].cells for r in held for t in r.parts)
+    if ctx.pack == "batch" or len(held) >= PACK_RUNS or cells >= PACK_CELLS:
+        _pack(ctx.out_dir)
+
+
+def _pack(out_dir: str) -> None:
+    """Writes the held runs of `out_dir` as packs. A pack that cannot be written leaves
+    its runs in their own files (they stay done): said on stderr, the sweep goes on."""
+    ctx, held = _unpacked.pop(out_dir, (None, []))
+    for group in pack_groups(held):
+        try:
+            write_pack(ctx, group)
+        except Exception as e:  # noqa: BLE001
+            import sys
+
+            print(f"sweep {ctx.sweep}: {len(group)} runs stay in their own files; "
+                  f"packing them failed: {_one_line(e)}", file=sys.stderr, flush=True)
+
+
+def finish_worker() -> None:
+    """A worker's last step before it exits: packs what it holds."""
+    for out_dir in list(_unpacked):
+        _pack(out_dir)
 
 
 class _PreparedError(Exception):
