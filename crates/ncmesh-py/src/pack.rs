@@ -20,21 +20,37 @@ use crate::parquet::{encode, ColType, Column, Src};
 /// params repeated on every row, then the table's columns).
 #[pyclass(frozen, module = "ncmesh._core")]
 pub struct TablePart {
-    columns: Vec<(String, ColType, Vec<Cell>)>,
+    columns: Vec<(String, ColType, Values)>,
     rows: usize,
 }
 
+/// A column's values: its cells, or one value on every row (kept once).
+enum Values {
+    Cells(Vec<Cell>),
+    Repeat(Cell, usize),
+}
+
+impl Values {
+    fn src(&self) -> Src<'_> {
+        match self {
+            Values::Cells(c) => Src::Cells(c),
+            Values::Repeat(c, n) => Src::Repeat(c, *n),
+        }
+    }
+}
+
 impl TablePart {
-    /// The columns as given to the encoder, with repeated values written out.
+    /// The columns as given to the encoder (one run's: no joined sources).
     pub fn of(columns: &[Column<'_>], rows: usize) -> TablePart {
         let columns = columns
             .iter()
             .map(|c| {
-                let cells = match c.values {
-                    Src::Cells(cells) => cells.to_vec(),
-                    Src::Repeat(cell, n) => vec![cell.clone(); n],
+                let values = match c.values {
+                    Src::Cells(cells) => Values::Cells(cells.to_vec()),
+                    Src::Repeat(cell, n) => Values::Repeat(cell.clone(), n),
+                    Src::Joined(_) => unreachable!("a run's columns are not joined"),
                 };
-                (c.name.to_string(), c.ty, cells)
+                (c.name.to_string(), c.ty, values)
             })
             .collect();
         TablePart { columns, rows }
@@ -95,24 +111,18 @@ pub fn encode_pack<'py>(
             "encode_pack: part {i} has other columns than part 0"
         )));
     }
-    let rows: usize = parts.iter().map(|p| p.rows).sum();
-    let joined: Vec<Vec<Cell>> = (0..first.columns.len())
-        .map(|j| {
-            let mut cells = Vec::with_capacity(rows);
-            for p in &parts {
-                cells.extend_from_slice(&p.columns[j].2);
-            }
-            cells
-        })
+    // Each column: the parts' values one after the other, read in place.
+    let joined: Vec<Vec<Src<'_>>> = (0..first.columns.len())
+        .map(|j| parts.iter().map(|p| p.columns[j].2.src()).collect())
         .collect();
     let columns: Vec<Column<'_>> = first
         .columns
         .iter()
         .zip(&joined)
-        .map(|((name, ty, _), cells)| Column {
+        .map(|((name, ty, _), srcs)| Column {
             name,
             ty: *ty,
-            values: Src::Cells(cells),
+            values: Src::Joined(srcs),
         })
         .collect();
     let data = py

@@ -221,11 +221,14 @@ fn rle_levels(levels: &[u8], out: &mut Vec<u8>) {
 #[derive(Debug)]
 pub struct Unsupported(pub String);
 
-/// The values of one column: cells, or one cell repeated (the run key, the params).
+/// The values of one column: cells, or one cell repeated (the run key, the params), or
+/// several of those one after the other (a pack: pack.rs).
 #[derive(Clone, Copy)]
 pub enum Src<'a> {
     Cells(&'a [Cell]),
     Repeat(&'a Cell, usize),
+    /// Parts that are `Cells` or `Repeat` (not `Joined` again).
+    Joined(&'a [Src<'a>]),
 }
 
 impl<'a> Src<'a> {
@@ -233,15 +236,59 @@ impl<'a> Src<'a> {
         match self {
             Src::Cells(c) => c.len(),
             Src::Repeat(_, n) => *n,
+            Src::Joined(parts) => parts.iter().map(Src::len).sum(),
         }
     }
 
-    fn iter(&self) -> impl Iterator<Item = &'a Cell> + 'a {
-        let (cells, one, n): (&'a [Cell], Option<&'a Cell>, usize) = match *self {
-            Src::Cells(c) => (c, None, 0),
-            Src::Repeat(c, n) => (&[], Some(c), n),
+    fn iter(&self) -> SrcIter<'a> {
+        let mut it = SrcIter {
+            rest: &[],
+            cells: [].iter(),
+            one: None,
+            n: 0,
         };
-        cells.iter().chain(std::iter::repeat_n(one, n).flatten())
+        match *self {
+            Src::Joined(parts) => it.rest = parts,
+            part => it.load(part),
+        }
+        it
+    }
+}
+
+/// The cells of a `Src`, in order.
+pub struct SrcIter<'a> {
+    rest: &'a [Src<'a>],
+    cells: std::slice::Iter<'a, Cell>,
+    one: Option<&'a Cell>,
+    n: usize,
+}
+
+impl<'a> SrcIter<'a> {
+    fn load(&mut self, part: Src<'a>) {
+        match part {
+            Src::Cells(c) => self.cells = c.iter(),
+            Src::Repeat(c, n) => (self.one, self.n) = (Some(c), n),
+            Src::Joined(_) => unreachable!("a joined source's parts are cells or repeats"),
+        }
+    }
+}
+
+impl<'a> Iterator for SrcIter<'a> {
+    type Item = &'a Cell;
+
+    fn next(&mut self) -> Option<&'a Cell> {
+        loop {
+            if let Some(c) = self.cells.next() {
+                return Some(c);
+            }
+            if self.n > 0 {
+                self.n -= 1;
+                return self.one;
+            }
+            let (first, rest) = self.rest.split_first()?;
+            self.rest = rest;
+            self.load(*first);
+        }
     }
 }
 
