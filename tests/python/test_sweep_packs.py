@@ -17,8 +17,8 @@ import pytest
 
 from ncmesh import _core
 from ncmesh.sweep import load_sweep, open_results, run_sweep
-from ncmesh.sweep.store import (CREATED_BY, PACK, TABLE_SPECS, TABLES, done_keys, drop_runs, pack_index,
-                                read_metrics, tidy)
+from ncmesh.sweep.store import (CREATED_BY, PACK, TABLE_SPECS, TABLES, _bundle_bytes, done_keys, drop_runs,
+                                pack_index, read_bundle, read_metrics, tidy)
 
 from conftest import short_chain
 
@@ -91,6 +91,39 @@ def test_a_crash_after_the_commit_doubles_no_run(stores, tmp_path):
     assert tidy(d) == 5 * 12
     for t in ALL:
         assert all(n.startswith(PACK) for n in os.listdir(d / t))
+    _assert_same(d, own)
+
+
+def test_bundles_left_beside_their_pack_are_read_once(stores, tmp_path):
+    """Killed after a pack's commit, before its runs' bundles were deleted."""
+    _, packed, own = stores
+    d = tmp_path / "d"
+    shutil.copytree(packed, d)
+    for key in done_keys(own):
+        tables = [(own / t / f"{key}.parquet").read_bytes() for t in TABLES + ("runs",)]
+        (d / "pending" / f"{key}.run").write_bytes(_bundle_bytes(tables))
+        assert read_bundle(d / "pending" / f"{key}.run")["flows"] == tables[0]
+    assert done_keys(d) == done_keys(own)
+    _assert_same(d, own)
+    assert tidy(d) == 12 and os.listdir(d / "pending") == []
+    _assert_same(d, own)
+
+
+def test_bundles_without_a_pack_are_read_and_packed(stores, tmp_path):
+    """An interrupted sweep's last runs, in bundles only: read as they are, then packed
+    by the next sweep's `tidy` (pyarrow writes that pack)."""
+    _, _, own = stores
+    d = tmp_path / "d"
+    shutil.copytree(own, d)
+    for key in done_keys(own):
+        tables = [(own / t / f"{key}.parquet").read_bytes() for t in TABLES + ("runs",)]
+        (d / "pending" / f"{key}.run").write_bytes(_bundle_bytes(tables))
+        for t in TABLES + ("runs",):
+            (d / t / f"{key}.parquet").unlink()
+    assert done_keys(d) == done_keys(own) and pack_index(d) == {}
+    _assert_same(d, own)
+    assert read_metrics(d, sorted(done_keys(d)), "goodput_kbps") == read_metrics(own, sorted(done_keys(d)), "goodput_kbps")
+    assert tidy(d) == 12 and os.listdir(d / "pending") == [] and len(pack_index(d)) == 1
     _assert_same(d, own)
 
 

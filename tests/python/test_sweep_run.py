@@ -13,12 +13,13 @@ import tomllib
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 import ncmesh
 from ncmesh.sweep import load_sweep, open_results, run_key, run_sweep
-from ncmesh.sweep.store import TABLES, done_keys, drop_runs, pack_index
+from ncmesh.sweep.store import TABLES, done_keys, drop_runs, pack_index, read_bundle
 
 CHAIN_SWEEP = """\
 name = "chain-small"
@@ -204,8 +205,10 @@ count = 20
 
 
 def _readable_run(out: Path, key: str) -> None:
+    """A run not packed yet: its bundle holds its five tables, each of its rows only."""
+    tables = read_bundle(out / "pending" / f"{key}.run")
     for table in ("runs",) + TABLES:
-        t = pq.read_table(out / table / f"{key}.parquet")
+        t = pq.read_table(pa.BufferReader(tables[table]))
         assert set(t.column("run_key").to_pylist()) <= {key}
 
 
@@ -221,8 +224,8 @@ def test_kill_9_half_way_then_resume(tmp_path):
     try:
         # Bounded by the sweep's work, not by a clock: it either finishes runs or ends.
         while True:
-            runs_dir = out / "runs"
-            if runs_dir.is_dir() and len([n for n in os.listdir(runs_dir) if n.endswith(".parquet")]) >= 4:
+            pending = out / "pending"
+            if pending.is_dir() and len([n for n in os.listdir(pending) if n.endswith(".run")]) >= 4:
                 break
             if proc.poll() is not None:
                 pytest.fail(f"sweep ended before it was killed: {proc.stderr.read().decode()}")
@@ -235,20 +238,22 @@ def test_kill_9_half_way_then_resume(tmp_path):
         proc.wait()
     assert proc.returncode == -signal.SIGKILL
 
-    done = {n[:-8] for n in os.listdir(out / "runs") if n.endswith(".parquet") and not n.startswith(".")}
-    assert 4 <= len(done) < 20 and done <= keys
-    # Every file with a result name is complete; a done run has all its tables.
+    # Killed before any worker packed: each finished run is one bundle (pending/<key>.run),
+    # complete, with all its tables; nothing else has a result name.
+    done = {n[:-4] for n in os.listdir(out / "pending") if n.endswith(".run") and not n.startswith(".")}
+    assert 4 <= len(done) < 20 and done <= keys and done_keys(out) == done
     for table in ("runs",) + TABLES:
-        for n in os.listdir(out / table):
-            if not n.startswith("."):
-                assert n.endswith(".parquet")
-                pq.read_table(out / table / n)
+        assert [n for n in os.listdir(out / table) if not n.startswith(".")] == []
     for key in done:
         _readable_run(out, key)
     assert len(open_results(out).runs) == len(done)
 
     report = run_sweep(sweep, out, jobs=2, progress=False)
     assert (report.skipped, report.done, report.failed) == (len(done), 20 - len(done), 0)
+    # The resumed sweep packed the killed one's bundles before it started, and its own
+    # runs when its workers exited: every run is in exactly one pack.
+    assert os.listdir(out / "pending") == []
+    assert sorted(k for held in pack_index(out).values() for k in held) == sorted(keys)
 
     fresh = tmp_path / "fresh"
     assert run_sweep(sweep, fresh, jobs=2, progress=False).done == 20

@@ -104,16 +104,17 @@ def claim(out: Path, state: StoreState, definition: dict, build: str, version: s
           fsync: bool = False) -> int:
     """Makes DIR this sweep's store: refuses another definition, deletes stale runs
     (those of another build), writes store.json. Returns the number of runs deleted."""
-    from .store import ALL_TABLES, ERRORS, done_keys, write_text
+    from .store import ALL_TABLES, ERRORS, PENDING, done_keys, write_text
 
     if state.kind == "other":
         raise refusal(out, state)
     deleted = 0
     if state.kind == "stale":
         deleted = len(done_keys(out))
-        # runs/ first: a run is done iff its runs file exists, so an interruption here
-        # leaves no stale run that counts as done.
-        for sub in ALL_TABLES + (ERRORS,):
+        # pending/ and runs/ first: a run is done iff its bundle, its runs file or a pack's
+        # runs file holds it, so an interruption here leaves no stale run that counts as
+        # done.
+        for sub in (PENDING,) + ALL_TABLES + (ERRORS,):
             folder = out / sub
             try:
                 entries = list(os.scandir(folder))

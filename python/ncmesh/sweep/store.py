@@ -1,15 +1,18 @@
-"""The results directory of a sweep: each run's tables written atomically as soon as it
-finishes, then packed with other runs' into one file per table.
+"""The results directory of a sweep: each run written atomically as soon as it finishes,
+then packed with other runs into one file per table.
 
     DIR/store.json                 which sweep definition and which simulator build the
                                    runs belong to (identity.py; written before any run)
     DIR/sweep.toml                 the sweep file (copied when the sweep starts)
-    DIR/runs/<key>.parquet         one row per run; written LAST: a run is done iff it exists
-    DIR/flows/<key>.parquet        RunResult.flows rows + run_key, sweep, seed, params
-    DIR/nodes/<key>.parquet        RunResult.nodes rows + the same
-    DIR/flow_series/<key>.parquet
-    DIR/node_series/<key>.parquet
-    DIR/<table>/pack-<id>.parquet  the rows of many runs (a pack), in the same columns
+    DIR/runs/pack-<id>.parquet     one row per run of a pack; written LAST (the commit)
+    DIR/flows/pack-<id>.parquet    RunResult.flows rows + run_key, sweep, seed, params
+    DIR/nodes/pack-<id>.parquet    RunResult.nodes rows + the same
+    DIR/flow_series/pack-<id>.parquet
+    DIR/node_series/pack-<id>.parquet
+    DIR/pending/<key>.run          a finished run not packed yet: its five tables' Parquet
+                                   files in one file (`bundle`)
+    DIR/<table>/<key>.parquet      with packing off (run_sweep(pack=False)): each run's
+                                   own files, the runs file last
     DIR/errors/<key>.json          a failed run (removed when a rerun succeeds)
     DIR/seeds.json                 with a seed rule: the seeds each grid point used and
                                    their run keys (written when every point is decided)
@@ -20,15 +23,16 @@ fsync=True, fsync'ed before the rename as well).
 
 Packs. Reading a store back costs pyarrow about 30-60 µs per column chunk and file (a
 nodes file of 122 columns, 4 ms), so a store of one file per run and table takes minutes
-to read. A worker keeps the columns of the runs it finished and, every few hundred runs
-(or at the end of each batch, on Ray), writes them as one pack per table (`write_pack`):
-the four tables' pack files first, then runs/pack-<id>.parquet, which commits the pack
-(a run is done iff its runs file or a committed pack holds it), then it deletes those
-runs' own files. A crash at any point loses no finished run: before the commit the runs'
-own files hold them (a pack table file without its runs file is ignored and removed),
-after it the pack does (a run's own files left beside it are ignored and removed,
-`tidy`). Readers read the committed packs and the runs' own files of the runs no pack
-holds, and give every table in run-key order, as before packs.
+to read. A worker writes each finished run at once as one bundle (pending/<key>.run: a
+run is done iff a bundle, its own runs file or a committed pack holds it), keeps its
+columns, and every few hundred runs (at the end of each batch, on Ray) writes them as one
+pack per table (`write_pack`): the four tables' pack files first, then
+runs/pack-<id>.parquet, which commits the pack, then it deletes those runs' bundles. A
+crash at any point loses no finished run: before the commit the bundles hold them (a
+pack table file without its runs file is ignored and removed), after it the pack does (a
+bundle left beside it is ignored and removed, `tidy`). Readers read the committed packs
+and the bundles or own files of the runs no pack holds, and give every table in run-key
+order, as one file per run did.
 
 The Parquet files are encoded by the simulator's extension (`_core.run_parquet` for the
 four result tables, `_core.encode_pack` for packs, `_core.encode_parquet` for the rest),
@@ -50,6 +54,9 @@ from ..tables import COLUMNS
 TABLES = ("flows", "nodes", "flow_series", "node_series")   # written before runs/
 RUNS = "runs"
 ERRORS = "errors"
+PENDING = "pending"      # DIR/pending/<key>.run
+BUNDLE = ".run"
+BUNDLE_MAGIC = b"ncmesh-run 1\n"
 SEEDS_RECORD = "seeds.json"
 ALL_TABLES = (RUNS,) + TABLES
 SUFFIX = ".parquet"
@@ -316,7 +323,7 @@ def write_text(path: Path, text: str, fsync: bool = True) -> None:
 def prepare(out_dir: str | os.PathLike, sweep_toml: str, fsync: bool = True) -> Path:
     """Creates DIR and its table folders, writes DIR/sweep.toml; returns DIR."""
     out = Path(out_dir)
-    for sub in ALL_TABLES + (ERRORS,):
+    for sub in ALL_TABLES + (ERRORS, PENDING):
         (out / sub).mkdir(parents=True, exist_ok=True)
     write_text(out / "sweep.toml", sweep_toml, fsync)
     return out
@@ -346,6 +353,11 @@ def read_metrics(out_dir: str | os.PathLike, keys, metric: str) -> dict[str, flo
     for key in keys:
         if key in layout.own:
             values[key] = total(pq.read_table(out / "flows" / (key + SUFFIX), columns=[metric]).column(metric))
+        elif key in layout.bundled:
+            import pyarrow as pa
+
+            flows = read_bundle(out / PENDING / (key + BUNDLE))["flows"]
+            values[key] = total(pq.read_table(pa.BufferReader(flows), columns=[metric]).column(metric))
         elif key in layout.in_pack:
             packs.setdefault(layout.in_pack[key], set()).add(key)
         else:
@@ -377,7 +389,7 @@ def remove_stale_temporaries(out_dir: str | os.PathLike, older_than_s: float = 3
     """Deletes temporary files left by killed writers (older than `older_than_s`)."""
     now = time.time()
     removed = 0
-    for sub in ALL_TABLES + (ERRORS,):
+    for sub in ALL_TABLES + (ERRORS, PENDING):
         folder = Path(out_dir) / sub
         try:
             entries = list(os.scandir(folder))
@@ -411,6 +423,21 @@ class PendingRun:
         self.run_row = run_row
 
     def commit(self) -> None:
+        """Puts the run on disk: as one bundle (pending/<key>.run) if it will be packed,
+        else as its own five files, the runs file last; then removes an error file left
+        by an earlier attempt."""
+        if self.ctx.pack != "off" and self.parts is not None:
+            bundle = [data for _, data in self.tables] + [self.runs[1]]
+            path = os.path.join(self.ctx.out_dir, PENDING, self.key + BUNDLE)
+            atomic_write(path, _bundle_bytes(bundle), self.ctx.fsync)
+        else:
+            self._commit_files()
+        try:
+            os.unlink(os.path.join(self.ctx.out_dir, ERRORS, f"{self.key}.json"))
+        except FileNotFoundError:
+            pass
+
+    def _commit_files(self) -> None:
         """Data files: written to temporaries (fsync'ed if ctx.fsync), renamed, their
         folders fsync'ed; then the runs file the same way: a run is done only when all
         its files are."""
@@ -438,10 +465,32 @@ class PendingRun:
                     pass
         # (runs/ itself is not fsync'ed: if its rename is lost in a power cut, the run is
         # simply computed again.)
-        try:
-            os.unlink(os.path.join(out, ERRORS, f"{self.key}.json"))
-        except FileNotFoundError:
-            pass
+
+
+def _bundle_bytes(tables: list[bytes]) -> bytes:
+    """A bundle: BUNDLE_MAGIC, then the Parquet files of TABLES and of the runs table,
+    in that order, each after its length (8 bytes, little-endian)."""
+    out = [BUNDLE_MAGIC]
+    for data in tables:
+        out += [len(data).to_bytes(8, "little"), data]
+    return b"".join(out)
+
+
+def read_bundle(path: Path | str) -> dict[str, bytes]:
+    """A bundle's Parquet files: {table: bytes} for the five tables."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if not data.startswith(BUNDLE_MAGIC):
+        raise ValueError(f"{path}: not a run bundle")
+    out, at = {}, len(BUNDLE_MAGIC)
+    for t in TABLES + (RUNS,):
+        n = int.from_bytes(data[at:at + 8], "little")
+        out[t] = data[at + 8:at + 8 + n]
+        if len(out[t]) != n:
+            raise ValueError(f"{path}: truncated")
+        at += 8 + n
+    return out
+
 
 # ---------------------------------------------------------------- packs
 
@@ -449,8 +498,8 @@ class PendingRun:
 def write_pack(ctx: Context, runs: list[PendingRun]) -> None:
     """Writes committed runs (all with `parts`, and of one schema: `pack_groups`) as one
     pack: the four tables' pack files, then runs/pack-<id>.parquet (the commit), then
-    deletes the runs' own files. An exception before the commit leaves the runs' own
-    files as they were (a pack table file written so far is ignored, `tidy` removes it)."""
+    deletes the runs' bundles. An exception before the commit leaves the bundles as they
+    were (a pack table file written so far is ignored, `tidy` removes it)."""
     from .. import _core
 
     out, fsync = ctx.out_dir, ctx.fsync
@@ -466,7 +515,7 @@ def write_pack(ctx: Context, runs: list[PendingRun]) -> None:
     if fsync:
         _fsync_dir(Path(out) / RUNS)
     for r in runs:
-        _remove_run_files(Path(out), r.key)
+        (Path(out) / PENDING / (r.key + BUNDLE)).unlink(missing_ok=True)
 
 
 def _row_values(row: list, column: str) -> list:
@@ -490,7 +539,8 @@ def pack_groups(runs: list[PendingRun]) -> list[list[PendingRun]]:
 
 
 def _remove_run_files(out: Path, key: str) -> None:
-    """A run's own files, runs/ first (its 'done' mark), then the tables'."""
+    """A run's bundle and own files, runs/ first (its 'done' mark), then the tables'."""
+    (out / PENDING / (key + BUNDLE)).unlink(missing_ok=True)
     for t in (RUNS,) + TABLES:
         try:
             os.unlink(out / t / (key + SUFFIX))
@@ -502,13 +552,14 @@ def _is_pack(name: str) -> bool:
     return name.startswith(PACK) and name.endswith(SUFFIX)
 
 
-def _run_file_keys(folder: Path) -> set[str]:
+def _run_file_keys(folder: Path, suffix: str = SUFFIX) -> set[str]:
+    """The keys of the runs' own files (or bundles) in `folder`."""
     try:
         names = os.listdir(folder)
     except FileNotFoundError:
         return set()
-    return {n[: -len(SUFFIX)] for n in names
-            if n.endswith(SUFFIX) and not n.startswith(".") and not n.startswith(PACK)}
+    return {n[: -len(suffix)] for n in names
+            if n.endswith(suffix) and not n.startswith(".") and not n.startswith(PACK)}
 
 
 def pack_index(out_dir: str | os.PathLike) -> dict[str, list[str]]:
@@ -527,23 +578,25 @@ def pack_index(out_dir: str | os.PathLike) -> dict[str, list[str]]:
 
 
 class _Layout:
-    """Where each done run's rows are: its own files, or a pack (the first one, by name,
-    that holds it: a run written twice is read once)."""
+    """Where each done run's rows are: a pack (the first one, by name, that holds it: a run
+    written twice is read once), else its bundle, else its own files."""
 
     def __init__(self, out: Path):
-        # Own files first, packs second: a pack's commit comes before it deletes the runs'
-        # own files, so a run is seen in one or the other at every moment.
+        # Bundles and own files first, packs second: a pack's commit comes before it
+        # deletes the runs' bundles, so a run is seen in one or the other at every moment.
+        self.bundled = _run_file_keys(out / PENDING, BUNDLE)
         self.own = _run_file_keys(out / RUNS)
         self.packs = pack_index(out)
         self.in_pack: dict[str, str] = {}
         for name, keys in self.packs.items():
             for k in keys:
                 self.in_pack.setdefault(k, name)
-        self.own -= self.in_pack.keys()
+        self.bundled -= self.in_pack.keys()
+        self.own -= self.in_pack.keys() | self.bundled
 
     @property
     def keys(self) -> set[str]:
-        return self.own | self.in_pack.keys()
+        return self.own | self.bundled | self.in_pack.keys()
 
     def pack_rows(self, name: str, keep: set[str] | None) -> set[str] | None:
         """The keys to read from pack `name` (None: all its rows)."""
@@ -554,12 +607,17 @@ class _Layout:
 
 
 def tidy(out_dir: str | os.PathLike) -> int:
-    """Removes what a crash can leave beside the packs: the own files of runs that a
-    committed pack holds, and the table files of packs never committed. Returns the
-    number of files removed. (At the start of a sweep, when no worker writes.)"""
+    """What a sweep does to its directory before it starts (no worker writes then):
+    removes what a crash can leave beside the packs (the bundles and own files of runs
+    that a committed pack holds, the table files of packs never committed), and packs the
+    bundles of an interrupted sweep's last runs (`pack_bundles`). Returns the number of
+    files removed."""
     out = Path(out_dir)
     layout = _Layout(out)
     removed = 0
+    for k in _run_file_keys(out / PENDING, BUNDLE) & layout.in_pack.keys():
+        (out / PENDING / (k + BUNDLE)).unlink(missing_ok=True)
+        removed += 1
     for t in (RUNS,) + TABLES:
         for k in _run_file_keys(out / t) & layout.in_pack.keys():
             (out / t / (k + SUFFIX)).unlink(missing_ok=True)
@@ -572,12 +630,32 @@ def tidy(out_dir: str | os.PathLike) -> int:
             if _is_pack(n) and n not in layout.packs:
                 (out / t / n).unlink(missing_ok=True)
                 removed += 1
+    if layout.bundled:
+        removed += pack_bundles(out, sorted(layout.bundled))
     return removed
 
 
+def pack_bundles(out: Path, keys: list[str], fsync: bool = False) -> int:
+    """Packs the bundles of runs `keys` (left by an interrupted sweep: its workers had not
+    packed them yet), read and written by pyarrow, with the commit order of `write_pack`.
+    Returns the number of bundles removed."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    name = f"{PACK}{os.getpid():x}-{os.urandom(6).hex()}{SUFFIX}"
+    bundles = [read_bundle(out / PENDING / (k + BUNDLE)) for k in keys]
+    for t in TABLES + (RUNS,):
+        table = pa.concat_tables([pq.read_table(pa.BufferReader(b[t])) for b in bundles],
+                                 promote_options="permissive")
+        atomic_write(out / t / name, _pyarrow_bytes(table), fsync)
+    for k in keys:
+        (out / PENDING / (k + BUNDLE)).unlink(missing_ok=True)
+    return len(keys)
+
+
 def drop_runs(out_dir: str | os.PathLike, keys) -> int:
-    """Makes runs `keys` not done, as if they had never run: deletes their own files and
-    rewrites the packs that hold them without their rows (runs/ first). Returns how many
+    """Makes runs `keys` not done, as if they had never run: deletes their bundles and own
+    files and rewrites the packs that hold them without their rows (runs/ first). Returns how many
     of them were done."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -586,7 +664,7 @@ def drop_runs(out_dir: str | os.PathLike, keys) -> int:
     keys = set(keys)
     layout = _Layout(out)
     dropped = len(keys & layout.keys)
-    for k in keys & layout.own:
+    for k in keys & (layout.own | layout.bundled):
         _remove_run_files(out, k)
     for name, held in layout.packs.items():
         if not keys & set(held):
@@ -640,9 +718,13 @@ def _run_table(src: Path, table: str, key: str, layout: "_Layout", cache: _PackC
     import pyarrow.parquet as pq
 
     pack = layout.in_pack.get(key)
-    if pack is None:
-        return pq.read_table(src / table / (key + SUFFIX))
-    return cache.rows(src / table / pack, key)
+    if pack is not None:
+        return cache.rows(src / table / pack, key)
+    if key in layout.bundled:
+        import pyarrow as pa
+
+        return pq.read_table(pa.BufferReader(read_bundle(src / PENDING / (key + BUNDLE))[table]))
+    return pq.read_table(src / table / (key + SUFFIX))
 
 
 
@@ -670,7 +752,7 @@ class Donors:
     def take(self, ctx: Context, key: str, seed: int, params: dict) -> bool:
         """Copies run `key` from the first directory that has it; False if none has."""
         for d, layout, donor_params in self.dirs:
-            if key in layout.in_pack or (key in layout.own and (d / RUNS / (key + SUFFIX)).exists()):
+            if key in layout.keys:
                 copy_run(d, donor_params, ctx, key, seed, params, layout, self.cache)
                 return True
         return False
@@ -763,8 +845,9 @@ def _grid_keys(out: Path) -> list[str]:
     return [k for k, _ in _flatten(grid, keep=_is_range)] if isinstance(grid, dict) else []
 
 
-def _files(folder: Path, keys: set[str] | None, packed) -> list[str]:
-    """The own files of the runs in `keys` (all if None) that no pack holds, in key order."""
+def _files(folder: Path, keys: set[str] | None, elsewhere) -> list[str]:
+    """The own files of the runs in `keys` (all if None) that are not `elsewhere` (in a
+    pack or a bundle), in key order."""
     try:
         names = sorted(os.listdir(folder))
     except FileNotFoundError:
@@ -774,7 +857,7 @@ def _files(folder: Path, keys: set[str] | None, packed) -> list[str]:
         if n.startswith(".") or not n.endswith(SUFFIX) or n.startswith(PACK):
             continue
         key = n[: -len(SUFFIX)]
-        if (keys is not None and key not in keys) or key in packed:
+        if (keys is not None and key not in keys) or key in elsewhere:
             continue
         out.append(str(folder / n))
     return out
@@ -792,13 +875,14 @@ def read_table(out_dir: str | os.PathLike, name: str, keys: set[str] | None = No
 
     out = Path(out_dir)
     layout = layout if layout is not None else _Layout(out)
-    files = _files(out / name, keys, layout.in_pack)
+    files = _files(out / name, keys, layout.in_pack.keys() | layout.bundled)
     packs = []                                # (path, the keys to keep or None for all)
     for pack in layout.packs:
         rows = layout.pack_rows(pack, keys)
         if rows is None or rows:
             packs.append((str(out / name / pack), rows))
-    if not files and not packs:
+    bundles = sorted(layout.bundled if keys is None else layout.bundled & keys)
+    if not files and not packs and not bundles:
         params = params if params is not None else _grid_keys(out)
         if name == RUNS:
             cols = list(RUN_COLUMNS_BEFORE) + params + list(RUN_COLUMNS_AFTER)
@@ -809,18 +893,19 @@ def read_table(out_dir: str | os.PathLike, name: str, keys: set[str] | None = No
 
     # Files written by other ncmesh versions may have more or fewer columns: read with
     # the union of the schemas (missing values are null).
-    every = files + [p for p, _ in packs]
-    schema = pa.unify_schemas([pq.read_schema(f) for f in every], promote_options="permissive")
     tables = []
     if files:
+        schema = pa.unify_schemas([pq.read_schema(f) for f in files], promote_options="permissive")
         tables.append(ds.dataset(files, format="parquet", schema=schema).to_table())
     for path, rows in packs:
-        t = ds.dataset([path], format="parquet", schema=schema).to_table()
+        t = pq.read_table(path)
         if rows is not None:
             t = t.filter(pc.is_in(t["run_key"], value_set=pa.array(sorted(rows), type=pa.string())))
         tables.append(t)
-    table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-    if packs:
+    for key in bundles:
+        tables.append(pq.read_table(pa.BufferReader(read_bundle(out / PENDING / (key + BUNDLE))[name])))
+    table = pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0]
+    if packs or bundles:
         # Run-key order, as one file per run gives it (a stable sort keeps each run's rows
         # in their order), so that analyses add their values up in the same order.
         table = table.take(pc.sort_indices(table, sort_keys=[("run_key", "ascending")]))
