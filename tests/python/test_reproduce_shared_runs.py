@@ -8,6 +8,7 @@ import json
 
 from ncmesh.experiments import _run_parts
 from ncmesh.sweep import load_sweep
+from ncmesh.sweep.store import bundled_keys, done_keys, pack_index
 
 SHARED_COLUMNS = ["run_key", "seed", "flow", "src", "dst", "goodput_kbps", "rx_bytes", "retransmissions", "path"]
 
@@ -46,6 +47,11 @@ def test_two_parts_sharing_scenarios_run_them_once(tmp_path):
         left = a[a.run_key.isin(shared)][cols].sort_values(cols[:3]).reset_index(drop=True)
         right = b[b.run_key.isin(shared)][cols].sort_values(cols[:3]).reset_index(drop=True)
         assert len(left) and left.astype(str).equals(right.astype(str)), table
+    # The copied runs were packed with the rest when the part ended: nothing waits.
+    for p in specs:
+        d = tmp_path / "results" / p
+        assert bundled_keys(d) == set() and done_keys(d) == keys[p]
+        assert sorted(k for held in pack_index(d).values() for k in held) == sorted(keys[p])
     b_runs = results["b"].runs
     assert set(b_runs.sweep_id) == {json.load(open(tmp_path / "results" / "b" / "store.json"))["sweep_id"]}
     # Run again: everything is done before, nothing computed or copied.

@@ -27,8 +27,8 @@ from ..scenario import uncoded_udp_note
 from . import identity
 from .progress import PartProgress, SweepProgress
 from .spec import RunSpec, Sweep, load_sweep
-from .store import (SEEDS_RECORD, Context, Donors, done_keys, prepare, read_metrics, remove_stale_temporaries,
-                    tidy, write_error, write_text)
+from .store import (SEEDS_RECORD, Context, Donors, bundled_keys, done_keys, pack_bundles, prepare, read_metrics,
+                    remove_stale_temporaries, tidy, write_error, write_text)
 from .worker import Outcome, Packed, finish_worker, init_worker, run_batch
 
 # A batch should keep a worker busy for about this long: long enough that the cost of a
@@ -329,6 +329,12 @@ def run_sweep(
             notes += [n for n in source.notes() if n not in notes]
             source = rounds.next_round() if rounds is not None else None
         interrupted = False
+        if ctx.pack != "off":
+            # Runs copied from other directories, and any a worker could not pack, wait in
+            # bundles: pack them now, so that the folders read as tables.
+            left = sorted(bundled_keys(out))
+            if left:
+                pack_bundles(out, left, fsync)
     finally:
         tally.sync()
         exact = (rounds.total if rounds.finished else None) if rounds is not None else \

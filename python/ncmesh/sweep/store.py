@@ -335,6 +335,11 @@ def done_keys(out_dir: str | os.PathLike) -> set[str]:
     return _Layout(Path(out_dir)).keys
 
 
+def bundled_keys(out_dir: str | os.PathLike) -> set[str]:
+    """The done runs that wait in bundles (no pack holds them yet)."""
+    return _Layout(Path(out_dir)).bundled
+
+
 def read_metrics(out_dir: str | os.PathLike, keys, metric: str) -> dict[str, float | None]:
     """Each run's total of `metric` over its flows; None for a run that is not done
     (failed). Each file is read once."""
@@ -413,7 +418,7 @@ class PendingRun:
     simulates)."""
 
     def __init__(self, ctx: Context, key: str, tables: list[tuple[str, bytes]], runs: tuple[str, bytes],
-                 parts: dict | None = None, run_row: list | None = None):
+                 parts: dict | None = None, run_row: list | None = None, bundle: bool | None = None):
         self.ctx, self.key = ctx, key
         self.tables = tables            # (final path, Parquet bytes) of the four tables
         self.runs = runs                # the same for runs/<key>.parquet, written last
@@ -421,12 +426,15 @@ class PendingRun:
         # extension encoded all four, and the runs row as columns [(name, type, [value])].
         self.parts = parts if parts is not None and all(t in parts for t in TABLES) else None
         self.run_row = run_row
+        # One bundle (it will be packed) or its own files: a bundle by default when the
+        # worker will pack it.
+        self.bundle = ctx.pack != "off" and self.parts is not None if bundle is None else bundle
 
     def commit(self) -> None:
         """Puts the run on disk: as one bundle (pending/<key>.run) if it will be packed,
         else as its own five files, the runs file last; then removes an error file left
         by an earlier attempt."""
-        if self.ctx.pack != "off" and self.parts is not None:
+        if self.bundle:
             bundle = [data for _, data in self.tables] + [self.runs[1]]
             path = os.path.join(self.ctx.out_dir, PENDING, self.key + BUNDLE)
             atomic_write(path, _bundle_bytes(bundle), self.ctx.fsync)
@@ -788,7 +796,8 @@ def copy_run(src: Path, src_params: list[str], ctx: Context, key: str, seed: int
         sink = pa.BufferOutputStream()
         pq.write_table(pa.table(columns), sink, use_dictionary=False, write_statistics=False)
         tables.append((os.path.join(ctx.out_dir, t, name), sink.getvalue().to_pybytes()))
-    PendingRun(ctx, key, tables[:-1], tables[-1]).commit()
+    # With packing, a bundle, which the sweep packs when it ends (`pack_bundles`).
+    PendingRun(ctx, key, tables[:-1], tables[-1], bundle=ctx.pack != "off").commit()
 
 
 def stage_run(ctx: Context, key: str, seed: int, params: dict, raw: dict, scenario_toml: str | None = None) -> PendingRun:
