@@ -48,8 +48,10 @@ def sample_cpu(spec: dict, k: int) -> tuple[float, int, int, int]:
 
 
 def stored_runs(out_dir: Path, name: str, part: str) -> int | None:
-    d = out_dir / name / "results" / part / "runs"
-    return len(list(d.glob("*.parquet"))) if d.is_dir() else None
+    from ncmesh.sweep.store import done_keys
+
+    d = out_dir / name / "results" / part
+    return len(done_keys(d)) if (d / "runs").is_dir() else None
 
 
 def main() -> int:
