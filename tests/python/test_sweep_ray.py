@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from ncmesh.sweep import load_sweep, open_results, run_sweep
+from ncmesh.sweep.store import bundled_keys, pack_index
 
 pytest.importorskip("ray")
 
@@ -52,3 +53,8 @@ def test_ray_gives_the_same_tables_as_the_pool(tmp_path, cli, which):
         if table == "runs":   # the engine's own timing differs from run to run
             a, b = a.drop(columns="wall_time_s"), b.drop(columns="wall_time_s")
         pd.testing.assert_frame_equal(a, b)
+    # Ray's workers live on after the sweep: what they held at its end was packed by the
+    # sweep, so every run is in exactly one pack and nothing waits in a bundle.
+    keys = {r.key for r in sweep.runs()}
+    assert bundled_keys(tmp_path / "ray") == set()
+    assert sorted(k for held in pack_index(tmp_path / "ray").values() for k in held) == sorted(keys)

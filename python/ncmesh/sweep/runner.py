@@ -18,7 +18,7 @@ import os
 import sys
 import time
 from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -296,7 +296,7 @@ def run_sweep(
     ctx = Context(out_dir=str(out), sweep=sweep.name, params=sweep.params,
                   param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync,
                   core_build=build, sweep_id=identity.definition_id(definition),
-                  pack="on" if pack else "off")
+                  pack="on" if pack else "off", session=os.urandom(8).hex())
     workers = jobs or os.cpu_count() or 1
     donors = Donors([d for d in share or [] if Path(d).resolve() != out], build) if share else None
     borrow = (lambda spec: donors.take(ctx, spec.key, spec.seed, spec.params)) if donors and donors.dirs else None
@@ -512,9 +512,7 @@ def _run_pool(source: _Source, ctx: Context, workers: int, tally: _Tally) -> Non
 def _run_forked(source: _Source, ctx: Context, workers: int, tally: _Tally) -> None:
     from .forkpool import ForkPool, WorkerDied
 
-    # Workers that exit when the pool ends: each packs its runs when it holds PACK_RUNS
-    # and when it exits (`finish_worker`).
-    ctx = replace(ctx, pack="worker") if ctx.pack != "off" else ctx
+    # (Its workers pack their runs when they exit: `finish_worker`.)
     batcher = _Batcher(source, workers)
     pool = None                       # started with the first batch
     inflight: dict[int, tuple[list[RunSpec], bool]] = {}
@@ -564,9 +562,8 @@ def _run_executor(source: _Source, ctx: Context, workers: int, tally: _Tally) ->
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    # The executor's workers exit when it shuts down: they pack their runs then
-    # (`init_worker` registers `finish_worker` with multiprocessing).
-    ctx = replace(ctx, pack="worker") if ctx.pack != "off" else ctx
+    # (Its workers pack their runs when they exit after its shutdown: `init_worker`
+    # registers `finish_worker` with multiprocessing.)
     batcher = _Batcher(source, workers)
     pool = None                       # started with the first batch
     inflight: dict = {}
@@ -642,7 +639,8 @@ def _run_ray(source: _Source, ctx: Context, jobs: int | None, address: Any, tall
     except ImportError:
         raise RayUnavailable("Ray is not installed: pip install 'ncmesh[ray]' (or pip install ray)") from None
 
-    ctx = replace(ctx, pack="batch") if ctx.pack != "off" else ctx   # Ray's workers outlive the sweep
+    # (Ray's workers outlive the sweep: the runs they still hold at its end wait in
+    # bundles, which run_sweep packs.)
     started = False
     if not ray.is_initialized():
         kwargs = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)

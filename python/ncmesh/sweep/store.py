@@ -100,11 +100,11 @@ class Context:
     fsync: bool = True
     core_build: str = ""          # the simulator build (ncmesh._core.build_id())
     sweep_id: str = ""            # the sweep definition (identity.definition_id)
-    # When a worker packs its finished runs (worker.py): "worker" (when it holds
-    # PACK_RUNS runs and when it exits: the forked pool), "batch" (also at the end of
-    # every batch: workers that never exit, Ray) or "off" (each run keeps its own files).
-    # run_sweep sets "on", and each pool says which of the first two it means.
+    # Whether workers pack their finished runs (worker.py): "on" (when one holds
+    # PACK_RUNS runs, and when it exits) or "off" (each run keeps its own files).
     pack: str = "off"
+    session: str = ""             # one run_sweep call (a worker that outlives it drops
+                                  # what it held for it: run_sweep packed those runs)
 
 
 # ---------------------------------------------------------------- columns and encoding

@@ -1,8 +1,8 @@
 """What runs in a worker process (process pool or Ray): simulate a batch of runs and
 write each one's files as soon as it finishes, so a finished run is on disk even if
 the parent dies; then pack them (store.write_pack): the worker keeps the columns of the
-runs it finished and writes them as one file per table every PACK_RUNS runs, when it
-exits (the forked pool) or at the end of each batch (workers that outlive the sweep).
+runs it finished and writes them as one file per table every PACK_RUNS runs and when it
+exits (a Ray worker lives on: run_sweep packs what it still holds when the sweep ends).
 
 The calling thread simulates a run and gets its four result tables back as Parquet
 bytes in the same call (`_core.run_parquet`: no Python objects per row, no pyarrow),
@@ -190,13 +190,18 @@ _unpacked: dict[str, tuple[Context, list[PendingRun]]] = {}
 
 def _keep(runs: list[PendingRun], ctx: Context) -> None:
     """Holds committed runs for a pack; writes the pack when it is due."""
-    _, held = _unpacked.setdefault(ctx.out_dir, (ctx, []))
+    held_ctx, held = _unpacked.setdefault(ctx.out_dir, (ctx, []))
+    if held_ctx.session != ctx.session:
+        # Held for an earlier sweep (a Ray worker lives on): that sweep packed their
+        # bundles when it ended.
+        held = []
+        _unpacked[ctx.out_dir] = (ctx, held)
     for r in runs:
         if r.parts is not None:
             r.tables = r.runs = None       # on disk already: only the columns are needed
             held.append(r)
     cells = sum(r.parts[t].cells for r in held for t in r.parts)
-    if ctx.pack == "batch" or len(held) >= PACK_RUNS or cells >= PACK_CELLS:
+    if len(held) >= PACK_RUNS or cells >= PACK_CELLS:
         _pack(ctx.out_dir)
 
 
