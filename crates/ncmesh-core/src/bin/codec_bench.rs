@@ -6,7 +6,9 @@
 //! a source's encoding (coefficients and payload), a decoder filled with dense random
 //! combinations to full rank and with Pipeline coding's lower-triangular ones, and a
 //! relay's recoding from a full decoder; each coefficient-only (the simulator's default)
-//! and with payload bytes. Best of three timed batches of about S/3 seconds each.
+//! and with payload bytes. Then the row operations under all of these, alone: nanoseconds
+//! per `axpy_bytes` (dst += c · src) on rows of 32, 64 and 1500 bytes and per `scale_bytes`
+//! on 1500 bytes. Best of three timed batches of about S/3 seconds each.
 
 use ncmesh_core::coding::rlnc::{combine, random_coeffs, Decoder, Field, Gf256, Gf65536};
 use ncmesh_core::engine::{Rng, StreamPurpose};
@@ -101,6 +103,30 @@ fn row<F: Field>(k: usize, payload_bytes: usize, seconds: f64) {
     println!("| {} | {k} | {} |", F::NAME, cells.join(" | "));
 }
 
+/// Nanoseconds per row operation over `F`, on short rows (coefficient vectors) and a
+/// 1500-byte payload.
+fn row_ops<F: Field>(seconds: f64) {
+    let mut rng = Rng::stream(2, 0, StreamPurpose::FlowCoding);
+    let c = F::random_nonzero(&mut rng);
+    let mut bytes = |n: usize| -> Vec<u8> { (0..n).map(|_| rng.next_u64() as u8).collect() };
+    let (src, mut dst) = (bytes(1500), bytes(1500));
+    let ns = |calls_per_second: f64| format!("{:.1}", 1e9 / calls_per_second);
+    let mut cells = Vec::new();
+    for len in [32, 64, 1500] {
+        cells.push(ns(rate(seconds, 1, || {
+            F::axpy_bytes(
+                black_box(&mut dst[..len]),
+                black_box(c),
+                black_box(&src[..len]),
+            );
+        })));
+    }
+    cells.push(ns(rate(seconds, 1, || {
+        F::scale_bytes(black_box(&mut dst[..]), black_box(c));
+    })));
+    println!("| {} | {} |", F::NAME, cells.join(" | "));
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let get = |k: &str| {
@@ -133,4 +159,9 @@ fn main() {
     for k in [16, 32, 64] {
         row::<Gf65536>(k, payload, seconds);
     }
+    println!("\nNanoseconds per row operation:\n");
+    println!("| field | axpy 32 B | axpy 64 B | axpy 1500 B | scale 1500 B |");
+    println!("|---|---:|---:|---:|---:|");
+    row_ops::<Gf256>(seconds);
+    row_ops::<Gf65536>(seconds);
 }

@@ -3,6 +3,7 @@
 //! CoMP, Gheorghiu et al.).
 //!
 //! - `field`: the two fields, with table arithmetic over elements and payload bytes;
+//! - `field_simd`: its SSSE3 and AVX2 kernels for whole rows;
 //! - `encoder`: a source's random combination of the packets it holds;
 //! - `decoder`: progressive elimination, with rank, innovativeness, packets decoded on
 //!   arrival, TCP/NC's seen packets, sliding windows and relay recoding.
@@ -15,6 +16,7 @@ pub mod coeffs;
 pub mod decoder;
 pub mod encoder;
 pub mod field;
+mod field_simd;
 pub mod standins;
 
 pub use coeffs::FieldCoeffs;
