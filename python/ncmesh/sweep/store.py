@@ -665,6 +665,7 @@ def drop_runs(out_dir: str | os.PathLike, keys) -> int:
     """Makes runs `keys` not done, as if they had never run: deletes their bundles and own
     files and rewrites the packs that hold them without their rows (runs/ first). Returns how many
     of them were done."""
+    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
@@ -679,18 +680,12 @@ def drop_runs(out_dir: str | os.PathLike, keys) -> int:
             continue
         for t in (RUNS,) + TABLES:
             table = pq.read_table(out / t / name)
-            table = table.filter(pc.invert(pc.is_in(table["run_key"], value_set=pa_array(sorted(keys)))))
+            table = table.filter(pc.invert(pc.is_in(table["run_key"], value_set=pa.array(sorted(keys), pa.string()))))
             if table.num_rows == 0:
                 (out / t / name).unlink(missing_ok=True)
                 continue
             atomic_write(out / t / name, _pyarrow_bytes(table), False)
     return dropped
-
-
-def pa_array(values: list):
-    import pyarrow as pa
-
-    return pa.array(values, type=pa.string())
 
 
 def _pyarrow_bytes(table) -> bytes:
