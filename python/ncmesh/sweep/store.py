@@ -337,6 +337,8 @@ def done_keys(out_dir: str | os.PathLike) -> set[str]:
 
 def bundled_keys(out_dir: str | os.PathLike) -> set[str]:
     """The done runs that wait in bundles (no pack holds them yet)."""
+    if not _run_file_keys(Path(out_dir) / PENDING, BUNDLE):
+        return set()         # (without reading the packs' keys: no pyarrow import)
     return _Layout(Path(out_dir)).bundled
 
 
