@@ -94,14 +94,20 @@ def test_a_crash_after_the_commit_doubles_no_run(stores, tmp_path):
     _assert_same(d, own)
 
 
+def _bundle_from(own, d, key) -> list[bytes]:
+    """Run `key`'s own files in `own` written as its bundle in `d`; returns the files."""
+    tables = [(own / t / f"{key}.parquet").read_bytes() for t in TABLES + ("runs",)]
+    (d / "pending" / f"{key}.run").write_bytes(_bundle_bytes(tables))
+    return tables
+
+
 def test_bundles_left_beside_their_pack_are_read_once(stores, tmp_path):
     """Killed after a pack's commit, before its runs' bundles were deleted."""
     _, packed, own = stores
     d = tmp_path / "d"
     shutil.copytree(packed, d)
     for key in done_keys(own):
-        tables = [(own / t / f"{key}.parquet").read_bytes() for t in TABLES + ("runs",)]
-        (d / "pending" / f"{key}.run").write_bytes(_bundle_bytes(tables))
+        tables = _bundle_from(own, d, key)
         assert read_bundle(d / "pending" / f"{key}.run")["flows"] == tables[0]
     assert done_keys(d) == done_keys(own)
     _assert_same(d, own)
@@ -116,8 +122,7 @@ def test_bundles_without_a_pack_are_read_and_packed(stores, tmp_path):
     d = tmp_path / "d"
     shutil.copytree(own, d)
     for key in done_keys(own):
-        tables = [(own / t / f"{key}.parquet").read_bytes() for t in TABLES + ("runs",)]
-        (d / "pending" / f"{key}.run").write_bytes(_bundle_bytes(tables))
+        _bundle_from(own, d, key)
         for t in TABLES + ("runs",):
             (d / t / f"{key}.parquet").unlink()
     assert done_keys(d) == done_keys(own) and pack_index(d) == {}

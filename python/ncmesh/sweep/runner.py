@@ -27,7 +27,7 @@ from ..scenario import uncoded_udp_note
 from . import identity
 from .progress import PartProgress, SweepProgress
 from .spec import RunSpec, Sweep, load_sweep
-from .store import (SEEDS_RECORD, Context, Donors, bundled_keys, done_keys, pack_bundles, prepare, read_metrics,
+from .store import (SEEDS_RECORD, Context, Donors, done_keys, pack_bundles, prepare, read_metrics,
                     remove_stale_temporaries, tidy, write_error, write_text)
 from .worker import Outcome, Packed, finish_worker, init_worker, run_batch
 
@@ -296,7 +296,7 @@ def run_sweep(
     ctx = Context(out_dir=str(out), sweep=sweep.name, params=sweep.params,
                   param_types=dict(sweep.param_types), version=_core.version(), fsync=fsync,
                   core_build=build, sweep_id=identity.definition_id(definition),
-                  pack="on" if pack else "off", session=os.urandom(8).hex())
+                  pack=pack, session=os.urandom(8).hex())
     workers = jobs or os.cpu_count() or 1
     donors = Donors([d for d in share or [] if Path(d).resolve() != out], build) if share else None
     borrow = (lambda spec: donors.take(ctx, spec.key, spec.seed, spec.params)) if donors and donors.dirs else None
@@ -329,12 +329,10 @@ def run_sweep(
             notes += [n for n in source.notes() if n not in notes]
             source = rounds.next_round() if rounds is not None else None
         interrupted = False
-        if ctx.pack != "off":
+        if pack:
             # Runs copied from other directories, and any a worker could not pack, wait in
             # bundles: pack them now, so that the folders read as tables.
-            left = sorted(bundled_keys(out))
-            if left:
-                pack_bundles(out, left, fsync)
+            pack_bundles(out, fsync)
     finally:
         tally.sync()
         exact = (rounds.total if rounds.finished else None) if rounds is not None else \

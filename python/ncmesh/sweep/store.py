@@ -25,10 +25,10 @@ Packs. Reading a store back costs pyarrow about 30-60 µs per column chunk and f
 nodes file of 122 columns, 4 ms), so a store of one file per run and table takes minutes
 to read. A worker writes each finished run at once as one bundle (pending/<key>.run: a
 run is done iff a bundle, its own runs file or a committed pack holds it), keeps its
-columns, and every few hundred runs (at the end of each batch, on Ray) writes them as one
-pack per table (`write_pack`): the four tables' pack files first, then
-runs/pack-<id>.parquet, which commits the pack, then it deletes those runs' bundles. A
-crash at any point loses no finished run: before the commit the bundles hold them (a
+columns, and every few hundred runs and when it exits writes them as one pack per table
+(`write_pack`; what no worker packed, run_sweep packs from the bundles: `pack_bundles`):
+the four tables' pack files first, then runs/pack-<id>.parquet, which commits the pack,
+then those runs' bundles are deleted (`_commit_pack`). A crash at any point loses no finished run: before the commit the bundles hold them (a
 pack table file without its runs file is ignored and removed), after it the pack does (a
 bundle left beside it is ignored and removed, `tidy`). Readers read the committed packs
 and the bundles or own files of the runs no pack holds, and give every table in run-key
@@ -100,9 +100,9 @@ class Context:
     fsync: bool = True
     core_build: str = ""          # the simulator build (ncmesh._core.build_id())
     sweep_id: str = ""            # the sweep definition (identity.definition_id)
-    # Whether workers pack their finished runs (worker.py): "on" (when one holds
-    # PACK_RUNS runs, and when it exits) or "off" (each run keeps its own files).
-    pack: str = "off"
+    # Whether workers pack their finished runs (worker.py: when one holds PACK_RUNS runs,
+    # and when it exits); else each run keeps its own files.
+    pack: bool = False
     session: str = ""             # one run_sweep call (a worker that outlives it drops
                                   # what it held for it: run_sweep packed those runs)
 
@@ -344,43 +344,19 @@ def bundled_keys(out_dir: str | os.PathLike) -> set[str]:
 
 def read_metrics(out_dir: str | os.PathLike, keys, metric: str) -> dict[str, float | None]:
     """Each run's total of `metric` over its flows; None for a run that is not done
-    (failed). Each file is read once."""
+    (failed). The runs are taken pack by pack, so that each pack is read once."""
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     out = Path(out_dir)
     layout = _Layout(out)
+    cache = _PackCache()
     values: dict[str, float | None] = {}
-    packs: dict[str, set[str]] = {}
-
-    def total(column) -> float:
-        t = pc.sum(column).as_py()
-        return float(t) if t is not None else 0.0
-
-    for key in keys:
-        if key in layout.own:
-            values[key] = total(pq.read_table(out / "flows" / (key + SUFFIX), columns=[metric]).column(metric))
-        elif key in layout.bundled:
-            import pyarrow as pa
-
-            flows = read_bundle(out / PENDING / (key + BUNDLE))["flows"]
-            values[key] = total(pq.read_table(pa.BufferReader(flows), columns=[metric]).column(metric))
-        elif key in layout.in_pack:
-            packs.setdefault(layout.in_pack[key], set()).add(key)
-        else:
+    for key in sorted(keys, key=lambda k: layout.in_pack.get(k, "")):
+        if key not in layout.keys:
             values[key] = None
-    for name, wanted in packs.items():
-        table = pq.read_table(out / "flows" / name, columns=["run_key", metric])
-        run_keys = table.column("run_key").to_pylist()
-        # A run's rows are contiguous in a pack: sum each run's slice, as its own file.
-        start = 0
-        for i in range(1, len(run_keys) + 1):
-            if i == len(run_keys) or run_keys[i] != run_keys[start]:
-                if run_keys[start] in wanted:
-                    values[run_keys[start]] = total(table.column(metric).slice(start, i - start))
-                start = i
-        for key in wanted - values.keys():     # a done run with no flows
-            values[key] = 0.0
+            continue
+        total = pc.sum(_run_table(out, "flows", key, layout, cache, [metric]).column(metric)).as_py()
+        values[key] = float(total) if total is not None else 0.0
     return values
 
 
@@ -420,7 +396,7 @@ class PendingRun:
     simulates)."""
 
     def __init__(self, ctx: Context, key: str, tables: list[tuple[str, bytes]], runs: tuple[str, bytes],
-                 parts: dict | None = None, run_row: list | None = None, bundle: bool | None = None):
+                 parts: dict | None = None, run_row: list | None = None):
         self.ctx, self.key = ctx, key
         self.tables = tables            # (final path, Parquet bytes) of the four tables
         self.runs = runs                # the same for runs/<key>.parquet, written last
@@ -428,15 +404,13 @@ class PendingRun:
         # extension encoded all four, and the runs row as columns [(name, type, [value])].
         self.parts = parts if parts is not None and all(t in parts for t in TABLES) else None
         self.run_row = run_row
-        # One bundle (it will be packed) or its own files: a bundle by default when the
-        # worker will pack it.
-        self.bundle = ctx.pack != "off" and self.parts is not None if bundle is None else bundle
 
     def commit(self) -> None:
-        """Puts the run on disk: as one bundle (pending/<key>.run) if it will be packed,
-        else as its own five files, the runs file last; then removes an error file left
-        by an earlier attempt."""
-        if self.bundle:
+        """Puts the run on disk: as one bundle (pending/<key>.run) when runs are packed
+        (the worker packs it from its columns, or run_sweep from the bundle), else as its
+        own five files, the runs file last; then removes an error file left by an
+        earlier attempt."""
+        if self.ctx.pack:
             bundle = [data for _, data in self.tables] + [self.runs[1]]
             path = os.path.join(self.ctx.out_dir, PENDING, self.key + BUNDLE)
             atomic_write(path, _bundle_bytes(bundle), self.ctx.fsync)
@@ -507,32 +481,35 @@ def read_bundle(path: Path | str) -> dict[str, bytes]:
 
 def write_pack(ctx: Context, runs: list[PendingRun]) -> None:
     """Writes committed runs (all with `parts`, and of one schema: `pack_groups`) as one
-    pack: the four tables' pack files, then runs/pack-<id>.parquet (the commit), then
-    deletes the runs' bundles. An exception before the commit leaves the bundles as they
-    were (a pack table file written so far is ignored, `tidy` removes it)."""
+    pack, their columns encoded by the extension (`_commit_pack`)."""
     from .. import _core
 
-    out, fsync = ctx.out_dir, ctx.fsync
+    def encode(t: str) -> bytes:
+        if t != RUNS:
+            return _core.encode_pack([r.parts[t] for r in runs], CREATED_BY)
+        # One row per run: each run_row column holds its one value.
+        return encode_columns([(c, ty, [v for r in runs for v in r.run_row[i][2]])
+                               for i, (c, ty, _) in enumerate(runs[0].run_row)])
+
+    _commit_pack(Path(ctx.out_dir), encode, [r.key for r in runs], ctx.fsync)
+
+
+def _commit_pack(out: Path, encode, keys: list[str], fsync: bool) -> None:
+    """A pack of runs `keys`, each table's file as `encode(table)` gives it: the four
+    tables' files first, then runs/pack-<id>.parquet (the commit), then the runs' bundles
+    are deleted. An exception before the commit leaves the bundles as they were (a pack
+    table file written so far is ignored, `tidy` removes it)."""
     name = f"{PACK}{os.getpid():x}-{os.urandom(6).hex()}{SUFFIX}"
     for t in TABLES:
-        data = _core.encode_pack([r.parts[t] for r in runs], CREATED_BY)
-        atomic_write(Path(out) / t / name, data, fsync)
+        atomic_write(out / t / name, encode(t), fsync)
     if fsync:
         for t in TABLES:
-            _fsync_dir(Path(out) / t)
-    row = [(c, ty, [v for r in runs for v in _row_values(r.run_row, c)]) for c, ty, _ in runs[0].run_row]
-    atomic_write(Path(out) / RUNS / name, encode_columns(row), fsync)
+            _fsync_dir(out / t)
+    atomic_write(out / RUNS / name, encode(RUNS), fsync)
     if fsync:
-        _fsync_dir(Path(out) / RUNS)
-    for r in runs:
-        (Path(out) / PENDING / (r.key + BUNDLE)).unlink(missing_ok=True)
-
-
-def _row_values(row: list, column: str) -> list:
-    for c, _, values in row:
-        if c == column:
-            return values
-    raise KeyError(column)
+        _fsync_dir(out / RUNS)
+    for k in keys:
+        (out / PENDING / (k + BUNDLE)).unlink(missing_ok=True)
 
 
 def pack_groups(runs: list[PendingRun]) -> list[list[PendingRun]]:
@@ -551,15 +528,8 @@ def pack_groups(runs: list[PendingRun]) -> list[list[PendingRun]]:
 def _remove_run_files(out: Path, key: str) -> None:
     """A run's bundle and own files, runs/ first (its 'done' mark), then the tables'."""
     (out / PENDING / (key + BUNDLE)).unlink(missing_ok=True)
-    for t in (RUNS,) + TABLES:
-        try:
-            os.unlink(out / t / (key + SUFFIX))
-        except FileNotFoundError:
-            pass
-
-
-def _is_pack(name: str) -> bool:
-    return name.startswith(PACK) and name.endswith(SUFFIX)
+    for t in ALL_TABLES:
+        (out / t / (key + SUFFIX)).unlink(missing_ok=True)
 
 
 def _run_file_keys(folder: Path, suffix: str = SUFFIX) -> set[str]:
@@ -572,14 +542,19 @@ def _run_file_keys(folder: Path, suffix: str = SUFFIX) -> set[str]:
             if n.endswith(suffix) and not n.startswith(".") and not n.startswith(PACK)}
 
 
+def _pack_names(folder: Path) -> list[str]:
+    """The pack files in `folder`, sorted."""
+    try:
+        return sorted(n for n in os.listdir(folder) if n.startswith(PACK) and n.endswith(SUFFIX))
+    except FileNotFoundError:
+        return []
+
+
 def pack_index(out_dir: str | os.PathLike) -> dict[str, list[str]]:
     """The committed packs (runs/pack-<id>.parquet exists): file name -> the run keys it
     holds, in its row order; sorted by name."""
     folder = Path(out_dir) / RUNS
-    try:
-        names = sorted(n for n in os.listdir(folder) if _is_pack(n))
-    except FileNotFoundError:
-        return {}
+    names = _pack_names(folder)
     if not names:
         return {}
     import pyarrow.parquet as pq
@@ -624,42 +599,34 @@ def tidy(out_dir: str | os.PathLike) -> int:
     files removed."""
     out = Path(out_dir)
     layout = _Layout(out)
-    removed = 0
-    for k in _run_file_keys(out / PENDING, BUNDLE) & layout.in_pack.keys():
-        (out / PENDING / (k + BUNDLE)).unlink(missing_ok=True)
-        removed += 1
-    for t in (RUNS,) + TABLES:
-        for k in _run_file_keys(out / t) & layout.in_pack.keys():
-            (out / t / (k + SUFFIX)).unlink(missing_ok=True)
-            removed += 1
-        try:
-            names = os.listdir(out / t) if t != RUNS else []
-        except FileNotFoundError:
-            names = []
-        for n in names:
-            if _is_pack(n) and n not in layout.packs:
-                (out / t / n).unlink(missing_ok=True)
-                removed += 1
-    if layout.bundled:
-        removed += pack_bundles(out, sorted(layout.bundled))
-    return removed
+    packed = layout.in_pack.keys()
+    leftovers = [out / PENDING / (k + BUNDLE) for k in _run_file_keys(out / PENDING, BUNDLE) & packed]
+    for t in ALL_TABLES:
+        leftovers += [out / t / (k + SUFFIX) for k in _run_file_keys(out / t) & packed]
+        leftovers += [out / t / n for n in _pack_names(out / t) if n not in layout.packs]
+    for path in leftovers:
+        path.unlink(missing_ok=True)
+    return len(leftovers) + pack_bundles(out)
 
 
-def pack_bundles(out: Path, keys: list[str], fsync: bool = False) -> int:
-    """Packs the bundles of runs `keys` (left by an interrupted sweep: its workers had not
-    packed them yet), read and written by pyarrow, with the commit order of `write_pack`.
-    Returns the number of bundles removed."""
+def pack_bundles(out_dir: str | os.PathLike, fsync: bool = False) -> int:
+    """Packs the runs that wait in bundles (an interrupted sweep's last runs, runs copied
+    from another directory, those a Ray worker still held), read and written by pyarrow,
+    in the commit order of `_commit_pack`. Returns the number of bundles packed."""
+    out = Path(out_dir)
+    keys = sorted(bundled_keys(out))
+    if not keys:
+        return 0
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    name = f"{PACK}{os.getpid():x}-{os.urandom(6).hex()}{SUFFIX}"
     bundles = [read_bundle(out / PENDING / (k + BUNDLE)) for k in keys]
-    for t in TABLES + (RUNS,):
-        table = pa.concat_tables([pq.read_table(pa.BufferReader(b[t])) for b in bundles],
-                                 promote_options="permissive")
-        atomic_write(out / t / name, _pyarrow_bytes(table), fsync)
-    for k in keys:
-        (out / PENDING / (k + BUNDLE)).unlink(missing_ok=True)
+
+    def encode(t: str) -> bytes:
+        return _pyarrow_bytes(pa.concat_tables([pq.read_table(pa.BufferReader(b[t])) for b in bundles],
+                                               promote_options="permissive"))
+
+    _commit_pack(out, encode, keys, fsync)
     return len(keys)
 
 
@@ -718,18 +685,23 @@ class _PackCache:
         return table.filter(pc.equal(table["run_key"], key))
 
 
-def _run_table(src: Path, table: str, key: str, layout: "_Layout", cache: _PackCache):
-    """One table of done run `key` of directory `src`, as a pyarrow Table."""
+def _run_table(src: Path, table: str, key: str, layout: "_Layout", cache: _PackCache,
+               columns: list[str] | None = None):
+    """One table of done run `key` of directory `src` (only `columns` if given), as a
+    pyarrow Table."""
     import pyarrow.parquet as pq
 
     pack = layout.in_pack.get(key)
     if pack is not None:
-        return cache.rows(src / table / pack, key)
+        rows = cache.rows(src / table / pack, key)
+        return rows if columns is None else rows.select(columns)
     if key in layout.bundled:
         import pyarrow as pa
 
-        return pq.read_table(pa.BufferReader(read_bundle(src / PENDING / (key + BUNDLE))[table]))
-    return pq.read_table(src / table / (key + SUFFIX))
+        source = pa.BufferReader(read_bundle(src / PENDING / (key + BUNDLE))[table])
+    else:
+        source = src / table / (key + SUFFIX)
+    return pq.read_table(source, columns=columns)
 
 
 
@@ -794,7 +766,7 @@ def copy_run(src: Path, src_params: list[str], ctx: Context, key: str, seed: int
         pq.write_table(pa.table(columns), sink, use_dictionary=False, write_statistics=False)
         tables.append((os.path.join(ctx.out_dir, t, name), sink.getvalue().to_pybytes()))
     # With packing, a bundle, which the sweep packs when it ends (`pack_bundles`).
-    PendingRun(ctx, key, tables[:-1], tables[-1], bundle=ctx.pack != "off").commit()
+    PendingRun(ctx, key, tables[:-1], tables[-1]).commit()
 
 
 def stage_run(ctx: Context, key: str, seed: int, params: dict, raw: dict, scenario_toml: str | None = None) -> PendingRun:
@@ -854,19 +826,10 @@ def _grid_keys(out: Path) -> list[str]:
 def _files(folder: Path, keys: set[str] | None, elsewhere) -> list[str]:
     """The own files of the runs in `keys` (all if None) that are not `elsewhere` (in a
     pack or a bundle), in key order."""
-    try:
-        names = sorted(os.listdir(folder))
-    except FileNotFoundError:
-        return []
-    out = []
-    for n in names:
-        if n.startswith(".") or not n.endswith(SUFFIX) or n.startswith(PACK):
-            continue
-        key = n[: -len(SUFFIX)]
-        if (keys is not None and key not in keys) or key in elsewhere:
-            continue
-        out.append(str(folder / n))
-    return out
+    own = _run_file_keys(folder) - elsewhere
+    if keys is not None:
+        own &= keys
+    return [str(folder / (k + SUFFIX)) for k in sorted(own)]
 
 
 def read_table(out_dir: str | os.PathLike, name: str, keys: set[str] | None = None, params: list[str] | None = None,

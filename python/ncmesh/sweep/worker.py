@@ -109,7 +109,7 @@ def _stage(spec: RunSpec, ctx: Context) -> tuple[PendingRun, float]:
     try:
         # Simulates and encodes the four tables as Parquet in one call (the runs table,
         # one row, is made here).
-        raw = _core.run_parquet(spec.scenario, prefix, TABLE_SPECS, CREATED_BY, keep_parts=ctx.pack != "off")
+        raw = _core.run_parquet(spec.scenario, prefix, TABLE_SPECS, CREATED_BY, keep_parts=ctx.pack)
     except TypeError:              # a param value the encoder does not take: tables in Python
         t = time.perf_counter()
         raw = _core.run_columns(spec.scenario)
@@ -175,7 +175,7 @@ def run_batch(specs: list[RunSpec] | Packed, ctx: Context) -> list[Outcome]:
             results.append(io.submit(_commit, spec, ctx, pending, sim_s))
         staged.append(pending)
     outcomes = [r if isinstance(r, Outcome) else r.result() for r in results]
-    if ctx.pack != "off":
+    if ctx.pack:
         _keep([p for p, o in zip(staged, outcomes) if p is not None and o.ok], ctx)
     # Share the batch's elapsed time among its runs (for the batch size estimate).
     each = (time.perf_counter() - t_start) / max(1, len(outcomes))
@@ -207,7 +207,8 @@ def _keep(runs: list[PendingRun], ctx: Context) -> None:
 
 def _pack(out_dir: str) -> None:
     """Writes the held runs of `out_dir` as packs. A pack that cannot be written leaves
-    its runs in their own files (they stay done): said on stderr, the sweep goes on."""
+    its runs in their bundles (they stay done, and run_sweep packs them when it ends):
+    said on stderr, the sweep goes on."""
     ctx, held = _unpacked.pop(out_dir, (None, []))
     for group in pack_groups(held):
         try:
@@ -215,7 +216,7 @@ def _pack(out_dir: str) -> None:
         except Exception as e:  # noqa: BLE001
             import sys
 
-            print(f"sweep {ctx.sweep}: {len(group)} runs stay in their own files; "
+            print(f"sweep {ctx.sweep}: {len(group)} runs stay in their bundles; "
                   f"packing them failed: {_one_line(e)}", file=sys.stderr, flush=True)
 
 
