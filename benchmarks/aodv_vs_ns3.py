@@ -48,12 +48,20 @@ sends the first and RREQ_RETRIES = 2 more (`--rreq-retries 1`), and it keeps a b
 route's destination sequence number where §6.11 increments it (`--keep-seqno`;
 aodv-rtable.cc RoutingTableEntry::Invalidate), so its neighbours' older routes still
 answer the rediscovery.
+A third: its RecvRequest updates an invalid reverse route without making it valid, so data
+back to the originator is dropped at that relay (`--rreq-keeps-invalid`). And without HELLOs
+a UDP source never detects the break of its own first link (its neighbour list is filled
+only by forwarded or received data and RREQs); no flag, ncmesh detects it as §6.11 asks.
 
 ns-3's TCP (TcpSocketBase, NewReno, classic recovery) differs from ncmesh's default TCP in
 two ways a flag covers: it takes an RTT sample from every ACK (`--every-ack-rtt`) and uses
 Limited Transmit (`--limited-transmit`). Both start a new fast retransmit once the
 cumulative ACK reaches `recover` (RFC 2582's Less Careful variant: ns-3's
 `m_highRxAckMark >= m_recover`, ncmesh's `tcp.newreno_careful = false`, its default).
+Without SACK ns-3's NewReno also departs from RFC 6582 in ways no flag covers (docs/
+validation.md); `--sack` runs both TCPs with SACK and RFC 6675 loss recovery, which both
+implement (ns-3's default, which the anchor turns off), and `--prr` adds RFC 6937 on both
+sides (ns-3's default recovery).
 """
 
 from __future__ import annotations
@@ -132,10 +140,15 @@ sys.path.insert(0, sys.argv[6])
 import ns3_anchor
 spec = json.load(open(sys.argv[1]))
 seed, pcap, hello, arp = int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1", sys.argv[5]
+sack, prr = sys.argv[7] == "1", sys.argv[8] == "1"
 dur = spec["duration"]
 ns.RngSeedManager.SetSeed(1)
 ns.RngSeedManager.SetRun(seed)
 ns3_anchor.set_defaults(ns)
+if sack:   # RFC 2018 SACK and RFC 6675 loss recovery (ns-3's default; the anchor turns it off)
+    ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
+if prr:    # RFC 6937 (ns-3's default recovery; the anchor takes the classic one)
+    ns.Config.SetDefault("ns3::TcpL4Protocol::RecoveryType", ns.StringValue("ns3::TcpPrrRecovery"))
 n = len(spec["positions"])
 src, dst = spec["src"], spec["dst"]
 nodes = ns.NodeContainer(); nodes.Create(n)
@@ -272,7 +285,7 @@ def ns3_python_problem(py: str) -> str | None:
 
 
 def ns3_process(py: str, spec: dict, seed: int, prefix: str, hello: bool, arp: str = "permanent",
-                tcp_log: bool = False) -> tuple[dict, str]:
+                tcp_log: bool = False, sack: bool = False, prr: bool = False) -> tuple[dict, str]:
     """Runs NS3_SCRIPT on `spec` in its own process, its captures under `prefix`; returns its
     RESULT line and its standard error, which holds ns-3's `TcpSocketBase` log at debug
     level when `tcp_log`."""
@@ -285,17 +298,19 @@ def ns3_process(py: str, spec: dict, seed: int, prefix: str, hello: bool, arp: s
     spec_file = prefix + "-spec.json"
     with open(spec_file, "w") as f:
         json.dump({**spec, "start_s": START_S, "rate_kbps": UDP_RATE_KBPS, "packet_bytes": UDP_BYTES}, f)
-    r = subprocess.run([py, "-c", script, spec_file, str(seed), prefix, "1" if hello else "0", arp, str(ANCHOR_DIR)],
+    r = subprocess.run([py, "-c", script, spec_file, str(seed), prefix, "1" if hello else "0", arp, str(ANCHOR_DIR),
+                        "1" if sack else "0", "1" if prr else "0"],
                        capture_output=True, text=True, check=True)
     line = next(x for x in r.stdout.splitlines() if x.startswith("RESULT "))
     return json.loads(line[7:]), r.stderr
 
 
-def run_ns3(py: str, case: str, seed: int, duration: float, hello: bool, arp: str = "permanent") -> dict:
+def run_ns3(py: str, case: str, seed: int, duration: float, hello: bool, arp: str = "permanent",
+            sack: bool = False, prr: bool = False) -> dict:
     spec = case_spec(case, seed, duration)
     with tempfile.TemporaryDirectory() as d:
         prefix = os.path.join(d, "aodv")
-        r, _ = ns3_process(py, spec, seed, prefix, hello, arp)
+        r, _ = ns3_process(py, spec, seed, prefix, hello, arp, sack=sack, prr=prr)
         n = len(spec["positions"])
         r.update(from_captures([f"{prefix}-{i}-0.pcap" for i in range(n)], r.pop("macs"), r.pop("ips"), spec))
     if spec["udp"]:
@@ -315,8 +330,11 @@ def ncmesh_readings(a: argparse.Namespace) -> dict:
         "routing.aodv.hello": a.hello,
         "routing.aodv.rreq_retries": a.rreq_retries,
         "routing.aodv.increment_seqno_on_break": not a.keep_seqno,
+        "routing.aodv.rreq_revalidates_route": not a.rreq_keeps_invalid,
         "tcp.rtt_sampling": "every-ack" if a.every_ack_rtt else "timed",
         "tcp.limited_transmit": a.limited_transmit,
+        "tcp.sack": a.sack,
+        "tcp.prr": a.prr,
     }
 
 
@@ -370,9 +388,39 @@ def _mean(xs: list) -> float:
     return statistics.mean(xs) if xs else math.nan
 
 
+def ns3_settings(a: argparse.Namespace) -> str:
+    """The command-line settings that change ns-3's runs (and nothing else does), as stored
+    with each row so that --ns3-csv never mixes runs of other settings."""
+    return f"duration={a.duration:g} hello={int(a.hello)} arp={a.arp} sack={int(a.sack)} prr={int(a.prr)}"
+
+
+def load_ns3_rows(path: str, settings: str) -> dict:
+    """ns-3's measures per (case, seed) from an earlier --out file made with `settings`;
+    one line and exit 2 on a missing file, or rows of other settings."""
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        print(f"aodv_vs_ns3: --ns3-csv {path}: {e.strerror}", file=sys.stderr)
+        sys.exit(2)
+    out = {}
+    for r in rows:
+        if r.get("ns3_settings") != settings:
+            print(f"aodv_vs_ns3: --ns3-csv {path}: rows made with {r.get('ns3_settings') or 'unrecorded settings'}, "
+                  f"not {settings}", file=sys.stderr)
+            sys.exit(2)
+        try:
+            out[(r["case"], int(r["seed"]))] = {k[4:]: float(v) if v not in ("", "nan") else math.nan
+                                                for k, v in r.items() if k.startswith("ns3_") and k != "ns3_settings"}
+        except (KeyError, TypeError, ValueError) as e:
+            print(f"aodv_vs_ns3: --ns3-csv {path}: not a row of --out ({type(e).__name__}: {e})", file=sys.stderr)
+            sys.exit(2)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ns3-python", required=True, help="python of a venv with `pip install ns3` (3.44)")
+    ap.add_argument("--ns3-python", help="python of a venv with `pip install ns3` (3.44); not needed with --ns3-csv")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--cases", nargs="*", default=CASES)
@@ -389,28 +437,51 @@ def main() -> None:
     ap.add_argument("--keep-seqno", action="store_true",
                     help="ncmesh keeps a broken route's destination sequence number, as ns-3 does "
                          "(RFC 3561 §6.11 increments it), so a neighbour may answer the rediscovery")
+    ap.add_argument("--rreq-keeps-invalid", action="store_true",
+                    help="a RREQ leaves an invalid reverse route invalid (RREPs still travel it), as "
+                         "ns-3 3.44's RecvRequest does (RFC 3561 §6.5 and ncmesh make it valid)")
     ap.add_argument("--every-ack-rtt", action="store_true",
                     help="ncmesh's TCP takes an RTT sample from every ACK, as ns-3's TCP without "
                          "timestamps does (ncmesh's default: one timed segment at a time, RFC 6298)")
     ap.add_argument("--limited-transmit", action="store_true",
                     help="ncmesh's TCP uses Limited Transmit (RFC 3042), as ns-3's does by default "
                          "(ncmesh's default: off); both use RFC 2582's Less Careful NewReno rule")
+    ap.add_argument("--sack", action="store_true",
+                    help="SACK (RFC 2018) and RFC 6675 loss recovery on both sides (ns-3's default, "
+                         "which the anchor turns off; ncmesh's `tcp.sack = true`)")
+    ap.add_argument("--prr", action="store_true",
+                    help="Proportional Rate Reduction (RFC 6937) on both sides (ns-3's default recovery, "
+                         "TcpPrrRecovery, where the anchor takes TcpClassicRecovery; ncmesh's `tcp.prr = true`)")
     ap.add_argument("--out", help="also write the rows (CSV) to this file")
+    ap.add_argument("--ns3-csv", metavar="FILE",
+                    help="take ns-3's side from the rows of an earlier --out (same cases, seeds and "
+                         "ns-3 settings: --hello, --arp, --sack, --prr) instead of running ns-3 again; "
+                         "ncmesh's flags do not change ns-3's runs")
     a = ap.parse_args()
     bad = [c for c in a.cases if c not in CASES and not (c.startswith("chain-") and c[6:].isdigit())]
     if bad:
         ap.error(f"--cases: {', '.join(bad)} not allowed: expected chain-N or one of {', '.join(CASES)}")
-    problem = ns3_python_problem(a.ns3_python)
+    if not a.ns3_python and not a.ns3_csv:
+        ap.error("one of --ns3-python and --ns3-csv is required")
+    problem = None if a.ns3_csv else ns3_python_problem(a.ns3_python)
     if problem:  # one line before any run, as tcp_replay_ns3.py does
         print(f"aodv_vs_ns3: {problem}", file=sys.stderr, flush=True)
         sys.exit(2)
     readings = ncmesh_readings(a)
+    settings = ns3_settings(a)
+    stored = load_ns3_rows(a.ns3_csv, settings) if a.ns3_csv else None
     rows = []
     for case in a.cases:
         for seed in range(1, a.seeds + 1):
             ours = run_ncmesh(case, seed, a.duration, readings)
-            theirs = run_ns3(a.ns3_python, case, seed, a.duration, a.hello, a.arp)
-            row = {"case": case, "seed": seed}
+            if stored is None:
+                theirs = run_ns3(a.ns3_python, case, seed, a.duration, a.hello, a.arp, a.sack, a.prr)
+            elif (case, seed) in stored:
+                theirs = stored[(case, seed)]
+            else:
+                print(f"aodv_vs_ns3: --ns3-csv {a.ns3_csv}: no row for {case} seed {seed}", file=sys.stderr)
+                sys.exit(2)
+            row = {"case": case, "seed": seed, "ns3_settings": settings}
             for k, _, _ in MEASURES:
                 row[f"ncmesh_{k}"], row[f"ns3_{k}"] = ours.get(k, math.nan), theirs.get(k, math.nan)
             rows.append(row)

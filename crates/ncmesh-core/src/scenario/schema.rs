@@ -453,6 +453,11 @@ pub struct AodvCfg {
     /// for a forwarded packet (RFC 3561 §6.11, the default); off: keep it, as ns-3 3.44's
     /// AODV does, so that neighbours holding the old number may answer the rediscovery.
     pub increment_seqno_on_break: bool,
+    /// A RREQ makes an invalid route to its originator valid again (RFC 3561 §6.5 with
+    /// §6.2, the default); off: it updates such an entry but leaves it invalid, as ns-3
+    /// 3.44's AODV does (`RecvRequest`), RREPs still travel it, and data for the
+    /// originator is dropped with a RERR until a RREP or DELETE_PERIOD renews the entry.
+    pub rreq_revalidates_route: bool,
 }
 
 impl Default for AodvCfg {
@@ -480,6 +485,7 @@ impl Default for AodvCfg {
             destination_only: false,
             gratuitous_rrep: false,
             increment_seqno_on_break: true,
+            rreq_revalidates_route: true,
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct AodvParams {
     /// Increment a broken route's destination sequence number (§6.11; ns-3 3.44 does
     /// not).
     pub increment_seqno_on_break: bool,
+    /// A RREQ makes an invalid reverse route valid (§6.5; ns-3 3.44 leaves it invalid).
+    pub rreq_revalidates_route: bool,
 }
 
 impl Default for AodvParams {
@@ -90,6 +92,7 @@ impl AodvParams {
             dest_only: c.destination_only,
             gratuitous_rrep: c.gratuitous_rrep,
             increment_seqno_on_break: c.increment_seqno_on_break,
+            rreq_revalidates_route: c.rreq_revalidates_route,
         }
     }
 

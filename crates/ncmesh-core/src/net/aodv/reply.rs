@@ -5,8 +5,7 @@ use super::*;
 impl Aodv {
     /// Unicasts `rrep` towards its originator.
     pub(super) fn send_rrep(&mut self, now: Time, rrep: Rrep) {
-        let dp = self.p.delete_period();
-        let Some(back) = self.table.valid(now, rrep.orig, dp) else {
+        let Some(back) = self.reverse_route(now, rrep.orig) else {
             return;
         };
         let to = back.next_hop;
@@ -17,6 +16,18 @@ impl Aodv {
             ttl: self.p.net_diameter,
             msg: AodvMsg::Rrep(rrep),
         });
+    }
+
+    /// The route a RREP to `orig` travels: the valid one (§6.6, §6.7), or with
+    /// `rreq_revalidates_route` off, whatever entry is left, as ns-3 3.44's `SendReply`
+    /// and `RecvReply` take it (`LookupRoute`, which does not ask for a valid route).
+    fn reverse_route(&mut self, now: Time, orig: NodeId) -> Option<&mut Route> {
+        let dp = self.p.delete_period();
+        if self.p.rreq_revalidates_route {
+            self.table.valid(now, orig, dp)
+        } else {
+            self.table.get(now, orig, dp)
+        }
     }
 
     pub(super) fn recv_rrep(&mut self, now: Time, from: NodeId, r: Rrep) {
@@ -49,7 +60,7 @@ impl Aodv {
             return;
         }
         let until = now + self.p.active_route_timeout;
-        let Some(back) = self.table.valid(now, r.orig, dp) else {
+        let Some(back) = self.reverse_route(now, r.orig) else {
             return; // no reverse route: the RREP goes no further
         };
         back.lifetime = back.lifetime.max(until);

@@ -52,8 +52,19 @@ impl Aodv {
             next_hop: from,
             lifetime: min_life,
         };
+        // ns-3 3.44 (`routing.aodv.rreq_revalidates_route = false`): an invalid entry
+        // takes the RREQ's fields and a later deletion time but stays invalid.
+        let kept_invalid = (!self.p.rreq_revalidates_route)
+            .then(|| self.table.get(now, r.orig, dp))
+            .flatten()
+            .filter(|x| x.state == RouteState::Invalid)
+            .map(|x| x.lifetime);
         if !self.table.offer(now, o, dp) {
             self.table.refresh(now, r.orig, min_life, dp);
+        }
+        if let (Some(deletion), Some(x)) = (kept_invalid, self.table.get(now, r.orig, dp)) {
+            x.state = RouteState::Invalid;
+            x.lifetime = deletion.max(min_life);
         }
         self.route_ready(now, r.orig);
         if r.dest == self.me {

@@ -491,6 +491,74 @@ fn keeping_the_sequence_number_on_a_break_lets_a_neighbour_answer_the_rediscover
 }
 
 #[test]
+fn a_new_rreq_makes_a_relays_invalid_reverse_route_valid_again() {
+    // Node 2's route back to 0 breaks (its unicast to 1 fails) and the link returns
+    // before DELETE_PERIOD has removed the invalid entry. 0's next RREQ carries a newer
+    // originator sequence number, so the reverse route it leaves at node 2 is taken
+    // (§6.5 with §6.2's rule) and valid: 3's packets back to 0 pass node 2. ns-3 3.44's
+    // RecvRequest updates such an entry but leaves it invalid
+    // (`rreq_revalidates_route = false`): the RREP still travels it, so 0's packet gets
+    // through, but 3's first packet back is dropped at node 2 with a RERR.
+    for revalidates in [true, false] {
+        let p = AodvParams {
+            rreq_revalidates_route: revalidates,
+            ..no_jitter()
+        };
+        let mut net = Net::new(4, &chain(4), p);
+        net.send(0, 3);
+        net.send(3, 0);
+        net.run_until(2 * SECOND);
+        assert_eq!(net.delivered.len(), 2);
+        net.cut(1, 2);
+        net.send(0, 3); // node 1's unicast to 2 fails: 0 hears a RERR
+        net.send(3, 0); // node 2's unicast to 1 fails: its route to 0 breaks
+        net.run_until(net.now + 50 * MILLIS);
+        let state = |net: &mut Net, at: usize, to| net.nodes[at].entry(net.now, to).unwrap().state;
+        assert_eq!(state(&mut net, 2, 0), RouteState::Invalid);
+        assert_eq!(state(&mut net, 0, 3), RouteState::Invalid);
+        net.links.push((1, 2));
+        let t = net.now;
+        net.send(0, 3);
+        net.run_until(t + 3 * SECOND);
+        assert_eq!(
+            net.delivered.len(),
+            3,
+            "0's packet after the rediscovery ({revalidates})"
+        );
+        let want = if revalidates {
+            RouteState::Valid
+        } else {
+            RouteState::Invalid
+        };
+        assert_eq!(state(&mut net, 2, 0), want);
+        // A packet from 3 to 0 reaches node 2 (3's own route is not the point here).
+        let rerrs = net.count(2, |m| matches!(m, AodvMsg::Rerr(_)));
+        let back = Packet {
+            uid: 99,
+            flow: 0,
+            src: 3,
+            dst: 0,
+            ttl: 64,
+            ip_bytes: 100,
+            created: net.now,
+            l4: L4::Udp(UdpHeader { seq: 99, len: 72 }),
+            payload: None,
+        };
+        net.data(2, back);
+        net.run_until(net.now + 50 * MILLIS);
+        let dropped_at_2 = net.dropped.iter().any(|d| d.0 == 2 && d.1.uid == 99);
+        assert_eq!(dropped_at_2, !revalidates);
+        assert_eq!(net.delivered.len(), if revalidates { 4 } else { 3 });
+        let new_rerrs = net.count(2, |m| matches!(m, AodvMsg::Rerr(_))) - rerrs;
+        assert_eq!(
+            new_rerrs,
+            usize::from(!revalidates),
+            "RERR for the dropped packet"
+        );
+    }
+}
+
+#[test]
 fn buffer_limits_and_failed_discovery_drop_with_their_own_reason() {
     // Node 3 is alone: discovery fails.
     let p = AodvParams {
