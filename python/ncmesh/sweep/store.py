@@ -609,6 +609,18 @@ def tidy(out_dir: str | os.PathLike) -> int:
     return len(leftovers) + pack_bundles(out)
 
 
+def _read_parquet_bytes(data: bytes, columns: list[str] | None = None):
+    """One Parquet file held in memory (a table of a bundle), read on this thread.
+    `pq.read_table` reads through Arrow's dataset scanner, whose futures finish on Arrow's
+    threads: the last reference to the Python bytes can be dropped there after the caller
+    has moved on, and if the interpreter is exiting by then, that thread aborts the process
+    taking the GIL (a Ray sweep's command crashed so after packing its bundles)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(pa.BufferReader(data), pre_buffer=False).read(columns=columns, use_threads=False)
+
+
 def pack_bundles(out_dir: str | os.PathLike, fsync: bool = False) -> int:
     """Packs the runs that wait in bundles (an interrupted sweep's last runs, runs copied
     from another directory, those a Ray worker still held), read and written by pyarrow,
@@ -623,7 +635,7 @@ def pack_bundles(out_dir: str | os.PathLike, fsync: bool = False) -> int:
     bundles = [read_bundle(out / PENDING / (k + BUNDLE)) for k in keys]
 
     def encode(t: str) -> bytes:
-        return _pyarrow_bytes(pa.concat_tables([pq.read_table(pa.BufferReader(b[t])) for b in bundles],
+        return _pyarrow_bytes(pa.concat_tables([_read_parquet_bytes(b[t]) for b in bundles],
                                                promote_options="permissive"))
 
     _commit_pack(out, encode, keys, fsync)
@@ -696,12 +708,8 @@ def _run_table(src: Path, table: str, key: str, layout: "_Layout", cache: _PackC
         rows = cache.rows(src / table / pack, key)
         return rows if columns is None else rows.select(columns)
     if key in layout.bundled:
-        import pyarrow as pa
-
-        source = pa.BufferReader(read_bundle(src / PENDING / (key + BUNDLE))[table])
-    else:
-        source = src / table / (key + SUFFIX)
-    return pq.read_table(source, columns=columns)
+        return _read_parquet_bytes(read_bundle(src / PENDING / (key + BUNDLE))[table], columns)
+    return pq.read_table(src / table / (key + SUFFIX), columns=columns)
 
 
 
@@ -872,7 +880,7 @@ def read_table(out_dir: str | os.PathLike, name: str, keys: set[str] | None = No
             t = t.filter(pc.is_in(t["run_key"], value_set=pa.array(sorted(rows), type=pa.string())))
         tables.append(t)
     for key in bundles:
-        tables.append(pq.read_table(pa.BufferReader(read_bundle(out / PENDING / (key + BUNDLE))[name])))
+        tables.append(_read_parquet_bytes(read_bundle(out / PENDING / (key + BUNDLE))[name]))
     table = pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0]
     if packs or bundles:
         # Run-key order, as one file per run gives it (a stable sort keeps each run's rows
