@@ -331,6 +331,7 @@ def ncmesh_readings(a: argparse.Namespace) -> dict:
         "routing.aodv.rreq_retries": a.rreq_retries,
         "routing.aodv.increment_seqno_on_break": not a.keep_seqno,
         "routing.aodv.rreq_revalidates_route": not a.rreq_keeps_invalid,
+        "routing.aodv.control_first": not a.control_fifo,
         "tcp.rtt_sampling": "every-ack" if a.every_ack_rtt else "timed",
         "tcp.limited_transmit": a.limited_transmit,
         "tcp.sack": a.sack,
@@ -440,6 +441,10 @@ def main() -> None:
     ap.add_argument("--rreq-keeps-invalid", action="store_true",
                     help="a RREQ leaves an invalid reverse route invalid (RREPs still travel it), as "
                          "ns-3 3.44's RecvRequest does (RFC 3561 §6.5 and ncmesh make it valid)")
+    ap.add_argument("--control-fifo", action="store_true",
+                    help="AODV's messages queue behind the node's data, as in ns-3's one WifiMacQueue "
+                         "without a traffic-control layer (ncmesh's default serves them first, as "
+                         "ns-2's PriQueue does)")
     ap.add_argument("--every-ack-rtt", action="store_true",
                     help="ncmesh's TCP takes an RTT sample from every ACK, as ns-3's TCP without "
                          "timestamps does (ncmesh's default: one timed segment at a time, RFC 6298)")

@@ -276,3 +276,22 @@ fn hellos_and_local_repair_run_with_every_packet_accounted_for() {
         "deterministic with HELLOs and repairs too"
     );
 }
+
+#[test]
+fn a_rerr_queued_behind_data_lets_packets_for_the_broken_route_arrive_and_drop() {
+    // `control_first = false` (ns-3 3.44's one WifiMacQueue without traffic control):
+    // a relay's RERR waits behind the data it has queued, so its upstream neighbour
+    // keeps forwarding packets for the route that broke, and the relay drops them for
+    // want of a route (RFC 3561 §6.11 case (ii), each with a RERR of its own). Served
+    // first (ns-2's PriQueue, the default), the RERR stops them one hop away.
+    let first = run(&aodv(chain(4))).unwrap();
+    let mut s = aodv(chain(4));
+    s.routing.aodv.control_first = false;
+    let fifo = run(&s).unwrap();
+    assert!(fifo.conservation.balanced, "{:?}", fifo.conservation);
+    let no_route = |r: &RunResult| r.nodes.iter().map(|n| n.drops_no_route).sum::<u64>();
+    let rerrs = |r: &RunResult| r.nodes.iter().map(|n| n.aodv_rerr_tx).sum::<u64>();
+    assert_eq!(no_route(&first), 0);
+    assert!(no_route(&fifo) >= 10, "{} no-route drops", no_route(&fifo));
+    assert!(rerrs(&fifo) > rerrs(&first), "{} against {}", rerrs(&fifo), rerrs(&first));
+}

@@ -458,6 +458,12 @@ pub struct AodvCfg {
     /// 3.44's AODV does (`RecvRequest`), RREPs still travel it, and data for the
     /// originator is dropped with a RERR until a RREP or DELETE_PERIOD renews the entry.
     pub rreq_revalidates_route: bool,
+    /// AODV's messages go to the MAC before the data queued at their node, as ns-2's
+    /// PriQueue serves routing packets (the default); off: behind the data already
+    /// queued, in arrival order, as ns-3 3.44's one WifiMacQueue does without a
+    /// traffic-control layer (a RERR then waits while data keeps arriving for the
+    /// broken route).
+    pub control_first: bool,
 }
 
 impl Default for AodvCfg {
@@ -486,6 +492,7 @@ impl Default for AodvCfg {
             gratuitous_rrep: false,
             increment_seqno_on_break: true,
             rreq_revalidates_route: true,
+            control_first: true,
         }
     }
 }

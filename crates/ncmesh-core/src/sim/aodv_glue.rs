@@ -100,16 +100,37 @@ impl Sim {
         if nd.ctl.len() >= self.queue_capacity {
             return self.drop_packet(n, DropReason::QueueFull);
         }
-        nd.ctl.push_back(OutFrame {
+        // ns-2's PriQueue serves routing packets first; ns-3 3.44 without a
+        // traffic-control layer queues them behind the data in the one WifiMacQueue.
+        let ahead = if self.aodv_control_first {
+            0
+        } else {
+            nd.scheme.occupancy().held
+        };
+        let frame = OutFrame {
             mac_rx: to,
             body: Body::native(p, to),
-        });
+        };
+        nd.ctl.push_back((frame, ahead));
         self.mac_packet_ready(n);
     }
 
-    /// The next AODV frame of `n` for the MAC, if one waits.
-    pub(super) fn aodv_next_frame(&mut self, n: u32) -> Option<OutFrame> {
-        self.nodes[n as usize].ctl.pop_front()
+    /// The next AODV frame of `n` for the MAC, if one waits with no data ahead of it
+    /// (or `anyway`: the scheme has nothing to send before it).
+    pub(super) fn aodv_next_frame(&mut self, n: u32, anyway: bool) -> Option<OutFrame> {
+        let ctl = &mut self.nodes[n as usize].ctl;
+        match ctl.front() {
+            Some(&(_, ahead)) if ahead == 0 || anyway => ctl.pop_front().map(|(f, _)| f),
+            _ => None,
+        }
+    }
+
+    /// The scheme of `n` handed `sent` packets to the MAC: the AODV messages queued
+    /// behind them move up.
+    pub(super) fn aodv_data_sent(&mut self, n: u32, sent: usize) {
+        for (_, ahead) in self.nodes[n as usize].ctl.iter_mut() {
+            *ahead = ahead.saturating_sub(sent);
+        }
     }
 
     /// Is the frame an AODV message?

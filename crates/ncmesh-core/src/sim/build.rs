@@ -167,6 +167,7 @@ pub(super) fn build(s: &Scenario) -> Result<Sim, ScenarioError> {
         loss: LossModel::new(&s.loss),
         routes,
         aodv,
+        aodv_control_first: s.routing.aodv.control_first,
         mac,
         rx_model: match s.channel.reception {
             Reception::Ber => RxModel::Ber {

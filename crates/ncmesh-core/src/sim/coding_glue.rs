@@ -222,9 +222,12 @@ impl Sim {
 
     /// Does the scheme of `n` have a frame to send now (the MAC contends only then)?
     pub(super) fn coding_wants_frame(&self, n: u32) -> bool {
-        if !self.nodes[n as usize].ctl.is_empty() {
-            return true; // an AODV message waits (served first)
-        }
+        // An AODV message waits, or the scheme is due.
+        !self.nodes[n as usize].ctl.is_empty() || self.scheme_due(n)
+    }
+
+    /// Has the scheme of `n` asked to be polled by now?
+    fn scheme_due(&self, n: u32) -> bool {
         match self.nodes[n as usize].due {
             PollAt::Now => true,
             PollAt::At(t) => t <= self.now,
@@ -235,13 +238,20 @@ impl Sim {
     /// The frame the scheme of `n` sends at this transmission opportunity, if one is due
     /// (a post-backoff may end while the scheme holds its packets).
     pub(super) fn coding_next_frame(&mut self, n: u32) -> Option<OutFrame> {
-        if let Some(f) = self.aodv_next_frame(n) {
+        if let Some(f) = self.aodv_next_frame(n, false) {
             return Some(f);
         }
-        if !self.coding_wants_frame(n) {
-            return None;
+        if self.scheme_due(n) {
+            if let Some(f) = self.with_scheme(n, |s, cx| s.poll_transmit(cx)) {
+                if !self.nodes[n as usize].ctl.is_empty() {
+                    self.aodv_data_sent(n, f.body.packets.len());
+                }
+                return Some(f);
+            }
         }
-        self.with_scheme(n, |s, cx| s.poll_transmit(cx))
+        // Data counted ahead of an AODV message that is not ready to go (held, dropped,
+        // coded away) does not hold it back.
+        self.aodv_next_frame(n, true)
     }
 
     /// The data frame in air slot `slot` was received intact at `n`, addressed to it, to

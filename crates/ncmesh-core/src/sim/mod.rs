@@ -60,8 +60,9 @@ struct Node {
     aodv: Option<Box<crate::net::aodv::Aodv>>,
     /// The pending `Ev::Aodv`, at AODV's earliest deadline.
     aodv_timer: TimerSlot,
-    /// AODV's messages waiting for the MAC (served before the scheme's queue).
-    ctl: std::collections::VecDeque<crate::coding::OutFrame>,
+    /// AODV's messages waiting for the MAC, each with the scheme's packets that go
+    /// before it (0 with `routing.aodv.control_first`: served before the scheme's queue).
+    ctl: std::collections::VecDeque<(crate::coding::OutFrame, usize)>,
     rng_routing: Rng,
 }
 
@@ -85,6 +86,9 @@ pub struct Sim {
     routes: Routes,
     /// Routing is AODV's (`routing.protocol = "aodv"`), not `routes`.
     aodv: bool,
+    /// AODV's messages go before the data queued at their node
+    /// (`routing.aodv.control_first`), or behind it.
+    aodv_control_first: bool,
     mac: MacParams,
     rx_model: crate::phy::radio::RxModel,
     air: Air,
