@@ -51,7 +51,10 @@ answer the rediscovery.
 A third: its RecvRequest updates an invalid reverse route without making it valid, so data
 back to the originator is dropped at that relay (`--rreq-keeps-invalid`). And without HELLOs
 a UDP source never detects the break of its own first link (its neighbour list is filled
-only by forwarded or received data and RREQs); no flag, ncmesh detects it as §6.11 asks.
+only by forwarded or received data and RREQs); no flag, ncmesh detects it as §6.11 asks. One more difference is the set-up's, not the protocol's:
+ns-3 without a traffic-control layer queues AODV's messages behind the data in its one
+WifiMacQueue, where ncmesh serves them first as ns-2's PriQueue does (`--control-fifo`
+queues them as ns-3 does).
 
 ns-3's TCP (TcpSocketBase, NewReno, classic recovery) differs from ncmesh's default TCP in
 two ways a flag covers: it takes an RTT sample from every ACK (`--every-ack-rtt`) and uses

@@ -293,5 +293,10 @@ fn a_rerr_queued_behind_data_lets_packets_for_the_broken_route_arrive_and_drop()
     let rerrs = |r: &RunResult| r.nodes.iter().map(|n| n.aodv_rerr_tx).sum::<u64>();
     assert_eq!(no_route(&first), 0);
     assert!(no_route(&fifo) >= 10, "{} no-route drops", no_route(&fifo));
-    assert!(rerrs(&fifo) > rerrs(&first), "{} against {}", rerrs(&fifo), rerrs(&first));
+    assert!(
+        rerrs(&fifo) > rerrs(&first),
+        "{} against {}",
+        rerrs(&fifo),
+        rerrs(&first)
+    );
 }
