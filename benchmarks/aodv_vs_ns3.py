@@ -80,6 +80,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 # validation/compare/ns3_anchor.py: the anchor's TCP, queue and 802.11b settings, shared with
 # the chain probe; the ns-3 side imports it from there.
@@ -139,11 +140,11 @@ def case_spec(case: str, seed: int, duration: float) -> dict:
 NS3_SCRIPT = r"""
 import sys, json
 from ns import ns
-sys.path.insert(0, sys.argv[6])
+sys.path.insert(0, sys.argv[4])
 import ns3_anchor
 spec = json.load(open(sys.argv[1]))
-seed, pcap, hello, arp = int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1", sys.argv[5]
-sack, prr = sys.argv[7] == "1", sys.argv[8] == "1"
+seed, pcap = int(sys.argv[2]), sys.argv[3]
+hello, arp, sack, prr = (spec["ns3"][k] for k in ("hello", "arp", "sack", "prr"))
 dur = spec["duration"]
 ns.RngSeedManager.SetSeed(1)
 ns.RngSeedManager.SetRun(seed)
@@ -287,11 +288,26 @@ def ns3_python_problem(py: str) -> str | None:
     return None
 
 
-def ns3_process(py: str, spec: dict, seed: int, prefix: str, hello: bool, arp: str = "permanent",
-                tcp_log: bool = False, sack: bool = False, prr: bool = False) -> tuple[dict, str]:
-    """Runs NS3_SCRIPT on `spec` in its own process, its captures under `prefix`; returns its
-    RESULT line and its standard error, which holds ns-3's `TcpSocketBase` log at debug
-    level when `tcp_log`."""
+class Ns3Settings(NamedTuple):
+    """What changes ns-3's runs besides the case and the seed: the command line's --hello,
+    --arp, --sack and --prr (ncmesh's flags do not)."""
+    hello: bool = False
+    arp: str = "permanent"
+    sack: bool = False
+    prr: bool = False
+
+    def label(self, duration: float) -> str:
+        """These settings and the duration as stored with each row of --out, so that
+        --ns3-csv never mixes runs of other settings."""
+        return (f"duration={duration:g} hello={int(self.hello)} arp={self.arp} sack={int(self.sack)} "
+                f"prr={int(self.prr)}")
+
+
+def ns3_process(py: str, spec: dict, seed: int, prefix: str, ns3: Ns3Settings = Ns3Settings(),
+                tcp_log: bool = False) -> tuple[dict, str]:
+    """Runs NS3_SCRIPT on `spec` with `ns3` in its own process, its captures under `prefix`;
+    returns its RESULT line and its standard error, which holds ns-3's `TcpSocketBase` log
+    at debug level when `tcp_log`."""
     import json
     script = NS3_SCRIPT
     if tcp_log:
@@ -300,20 +316,19 @@ def ns3_process(py: str, spec: dict, seed: int, prefix: str, hello: bool, arp: s
                                 "ns.LogComponentEnableAll(ns.LOG_PREFIX_TIME)\n", 1)
     spec_file = prefix + "-spec.json"
     with open(spec_file, "w") as f:
-        json.dump({**spec, "start_s": START_S, "rate_kbps": UDP_RATE_KBPS, "packet_bytes": UDP_BYTES}, f)
-    r = subprocess.run([py, "-c", script, spec_file, str(seed), prefix, "1" if hello else "0", arp, str(ANCHOR_DIR),
-                        "1" if sack else "0", "1" if prr else "0"],
+        json.dump({**spec, "start_s": START_S, "rate_kbps": UDP_RATE_KBPS, "packet_bytes": UDP_BYTES,
+                   "ns3": ns3._asdict()}, f)
+    r = subprocess.run([py, "-c", script, spec_file, str(seed), prefix, str(ANCHOR_DIR)],
                        capture_output=True, text=True, check=True)
     line = next(x for x in r.stdout.splitlines() if x.startswith("RESULT "))
     return json.loads(line[7:]), r.stderr
 
 
-def run_ns3(py: str, case: str, seed: int, duration: float, hello: bool, arp: str = "permanent",
-            sack: bool = False, prr: bool = False) -> dict:
+def run_ns3(py: str, case: str, seed: int, duration: float, ns3: Ns3Settings) -> dict:
     spec = case_spec(case, seed, duration)
     with tempfile.TemporaryDirectory() as d:
         prefix = os.path.join(d, "aodv")
-        r, _ = ns3_process(py, spec, seed, prefix, hello, arp, sack=sack, prr=prr)
+        r, _ = ns3_process(py, spec, seed, prefix, ns3)
         n = len(spec["positions"])
         r.update(from_captures([f"{prefix}-{i}-0.pcap" for i in range(n)], r.pop("macs"), r.pop("ips"), spec))
     if spec["udp"]:
@@ -390,12 +405,6 @@ MEASURES = [("goodput_kbps", "goodput kbit/s", "{:.1f}"), ("delivery", "delivery
 def _mean(xs: list) -> float:
     xs = [x for x in xs if x is not None and not math.isnan(x)]
     return statistics.mean(xs) if xs else math.nan
-
-
-def ns3_settings(a: argparse.Namespace) -> str:
-    """The command-line settings that change ns-3's runs (and nothing else does), as stored
-    with each row so that --ns3-csv never mixes runs of other settings."""
-    return f"duration={a.duration:g} hello={int(a.hello)} arp={a.arp} sack={int(a.sack)} prr={int(a.prr)}"
 
 
 def load_ns3_rows(path: str, settings: str) -> dict:
@@ -476,14 +485,15 @@ def main() -> None:
         print(f"aodv_vs_ns3: {problem}", file=sys.stderr, flush=True)
         sys.exit(2)
     readings = ncmesh_readings(a)
-    settings = ns3_settings(a)
+    ns3 = Ns3Settings(a.hello, a.arp, a.sack, a.prr)
+    settings = ns3.label(a.duration)
     stored = load_ns3_rows(a.ns3_csv, settings) if a.ns3_csv else None
     rows = []
     for case in a.cases:
         for seed in range(1, a.seeds + 1):
             ours = run_ncmesh(case, seed, a.duration, readings)
             if stored is None:
-                theirs = run_ns3(a.ns3_python, case, seed, a.duration, a.hello, a.arp, a.sack, a.prr)
+                theirs = run_ns3(a.ns3_python, case, seed, a.duration, ns3)
             elif (case, seed) in stored:
                 theirs = stored[(case, seed)]
             else:

@@ -81,7 +81,7 @@ def ns3_source_log(py: str, case: str, seed: int, duration: float) -> tuple[dict
     with tempfile.TemporaryDirectory() as d:
         try:
             return bench.ns3_process(py, bench.case_spec(case, seed, duration), seed, os.path.join(d, "aodv"),
-                                     hello=False, tcp_log=True)
+                                     tcp_log=True)
         except OSError as e:
             fail(f"{what} could not start: {e}")
         except subprocess.CalledProcessError as e:

@@ -243,7 +243,7 @@ impl Sim {
         }
         if self.scheme_due(n) {
             if let Some(f) = self.with_scheme(n, |s, cx| s.poll_transmit(cx)) {
-                if !self.nodes[n as usize].ctl.is_empty() {
+                if !self.aodv_control_first {
                     self.aodv_data_sent(n, f.body.packets.len());
                 }
                 return Some(f);

@@ -141,9 +141,10 @@ impl Net {
         self.drain(at);
     }
 
-    fn send(&mut self, src: NodeId, dst: NodeId) {
+    /// A new UDP packet from `src` to `dst` (unique uid).
+    fn packet(&mut self, src: NodeId, dst: NodeId) -> Packet {
         self.uid += 1;
-        let p = Packet {
+        Packet {
             uid: self.uid,
             flow: 0,
             src,
@@ -156,7 +157,12 @@ impl Net {
                 len: 72,
             }),
             payload: None,
-        };
+        }
+    }
+
+    /// `src` originates a packet for `dst`.
+    fn send(&mut self, src: NodeId, dst: NodeId) {
+        let p = self.packet(src, dst);
         self.data(src, p);
     }
 
@@ -533,20 +539,11 @@ fn a_new_rreq_makes_a_relays_invalid_reverse_route_valid_again() {
         assert_eq!(state(&mut net, 2, 0), want);
         // A packet from 3 to 0 reaches node 2 (3's own route is not the point here).
         let rerrs = net.count(2, |m| matches!(m, AodvMsg::Rerr(_)));
-        let back = Packet {
-            uid: 99,
-            flow: 0,
-            src: 3,
-            dst: 0,
-            ttl: 64,
-            ip_bytes: 100,
-            created: net.now,
-            l4: L4::Udp(UdpHeader { seq: 99, len: 72 }),
-            payload: None,
-        };
+        let back = net.packet(3, 0);
+        let uid = back.uid;
         net.data(2, back);
         net.run_until(net.now + 50 * MILLIS);
-        let dropped_at_2 = net.dropped.iter().any(|d| d.0 == 2 && d.1.uid == 99);
+        let dropped_at_2 = net.dropped.iter().any(|d| d.0 == 2 && d.1.uid == uid);
         assert_eq!(dropped_at_2, !revalidates);
         assert_eq!(net.delivered.len(), if revalidates { 4 } else { 3 });
         let new_rerrs = net.count(2, |m| matches!(m, AodvMsg::Rerr(_))) - rerrs;
@@ -629,17 +626,7 @@ fn a_forwarded_packet_without_route_is_dropped_with_a_rerr() {
     );
     assert!(net.nodes[0].entry(net.now, 2).is_none());
     let before = net.sent.len();
-    let p = Packet {
-        uid: 99,
-        flow: 0,
-        src: 0,
-        dst: 2,
-        ttl: 64,
-        ip_bytes: 100,
-        created: 0,
-        l4: L4::Udp(UdpHeader { seq: 0, len: 72 }),
-        payload: None,
-    };
+    let p = net.packet(0, 2); // from 0, arriving at node 1
     net.data(1, p);
     assert_eq!(
         net.dropped.last().map(|d| (d.0, d.2)),
