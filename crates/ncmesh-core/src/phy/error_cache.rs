@@ -7,7 +7,8 @@
 //! the modulation and the SINR, and SINRs repeat: positions are mostly static, so a
 //! receiver sees one SINR per neighbour when the air is clean and one per set of
 //! overlapping interferers otherwise. Only the cheap last step, `(1 - p)^bits`, depends
-//! on the chunk's length.
+//! on the chunk's length; each slot also keeps its last two lengths and answers (that step
+//! is a `powf`, and a link carries frames of a few lengths: DATA, and the ACKs back).
 //!
 //! The memo is exact: it is keyed on the modulation and the SINR's bits (`f64::to_bits`),
 //! so a hit returns the very double the model computes, and a miss computes it. It is
@@ -28,12 +29,16 @@ struct Slot {
     modulation: Option<Modulation>,
     sinr_bits: u64,
     error_per_bit: f64,
+    /// The last two lengths asked at this key, newest first (their bits; 0.0's, never
+    /// asked, until then), with their survival probabilities.
+    lengths: [(u64, f64); 2],
 }
 
 const EMPTY: Slot = Slot {
     modulation: None,
     sinr_bits: 0,
     error_per_bit: 0.0,
+    lengths: [(0, 0.0); 2],
 };
 
 /// Memoised [`Modulation::success`] for one receiver (see the module comment).
@@ -59,25 +64,33 @@ impl ErrorCache {
         if bits <= 0.0 {
             return 1.0;
         }
-        m.survival(self.error_per_bit(m, sinr), bits)
-    }
-
-    fn error_per_bit(&mut self, m: Modulation, sinr: f64) -> f64 {
         if self.slots.is_empty() {
             self.slots = vec![EMPTY; SLOTS];
         }
         let key = sinr.to_bits();
         let slot = &mut self.slots[index(m, key)];
-        if slot.sinr_bits == key && slot.modulation == Some(m) {
-            return slot.error_per_bit;
+        if slot.sinr_bits != key || slot.modulation != Some(m) {
+            *slot = Slot {
+                modulation: Some(m),
+                sinr_bits: key,
+                error_per_bit: m.error_per_bit(sinr),
+                lengths: [(0, 0.0); 2],
+            };
         }
-        let e = m.error_per_bit(sinr);
-        *slot = Slot {
-            modulation: Some(m),
-            sinr_bits: key,
-            error_per_bit: e,
-        };
-        e
+        // `bits` > 0, so its bits are never 0.0's: a fresh slot always computes.
+        let length = bits.to_bits();
+        match slot.lengths {
+            [(l, p), _] if l == length => p,
+            [newer, (l, p)] if l == length => {
+                slot.lengths = [(l, p), newer];
+                p
+            }
+            [newer, _] => {
+                let p = m.survival(slot.error_per_bit, bits);
+                slot.lengths = [(length, p), newer];
+                p
+            }
+        }
     }
 }
 
@@ -157,6 +170,23 @@ mod tests {
                         assert!(same, "{m:?} {sinr} {bits}: {memo:e} against {direct:e}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn lengths_that_alternate_on_a_key_answer_alike() {
+        // A link's DATA and ACKs alternate (both entries hit), then a third length comes
+        // (the older one goes) and the first comes back.
+        let m = Modulation::Ofdm {
+            m: 64,
+            rate: CodeRate::ThreeQuarters,
+        };
+        let mut cache = ErrorCache::default();
+        for &sinr in &[3.0, 20.0, 1e300] {
+            for bits in [12_000.0, 112.0, 12_000.0, 112.0, 304.0, 12_000.0, 304.0, 112.0] {
+                let memo = cache.success(m, sinr, bits);
+                assert_eq!(memo.to_bits(), m.success(sinr, bits).to_bits(), "{sinr} {bits}");
             }
         }
     }
