@@ -329,7 +329,7 @@ fn a_destination_without_decoded_bytes_is_caught_by_the_payload_check() {
         }
         fn handle_deliver(&mut self, cx: &mut FlowCx, mut p: Packet) {
             if let L4::Coded(c) = &mut p.l4 {
-                c.payload = None;
+                std::sync::Arc::make_mut(c).payload = None;
             }
             self.0.handle_deliver(cx, p)
         }

@@ -184,9 +184,15 @@ mod tests {
         };
         let mut cache = ErrorCache::default();
         for &sinr in &[3.0, 20.0, 1e300] {
-            for bits in [12_000.0, 112.0, 12_000.0, 112.0, 304.0, 12_000.0, 304.0, 112.0] {
+            for bits in [
+                12_000.0, 112.0, 12_000.0, 112.0, 304.0, 12_000.0, 304.0, 112.0,
+            ] {
                 let memo = cache.success(m, sinr, bits);
-                assert_eq!(memo.to_bits(), m.success(sinr, bits).to_bits(), "{sinr} {bits}");
+                assert_eq!(
+                    memo.to_bits(),
+                    m.success(sinr, bits).to_bits(),
+                    "{sinr} {bits}"
+                );
             }
         }
     }

@@ -5,6 +5,7 @@ use super::symbol::{CodedSymbol, ControlMsg};
 use super::tcp::TcpHeader;
 use super::udp::UdpHeader;
 use crate::engine::Time;
+use std::sync::Arc;
 
 /// A node's index in the scenario (0, 1, ... in file order).
 pub type NodeId = u32;
@@ -22,8 +23,10 @@ pub enum L4 {
     Tcp(TcpHeader),
     /// A UDP datagram.
     Udp(UdpHeader),
-    /// A linear combination of a flow's packets (an intra-flow coder's packet).
-    Coded(Box<CodedSymbol>),
+    /// A linear combination of a flow's packets (an intra-flow coder's packet). Shared
+    /// between the copies of a packet (the air's, a queue's, a decoding buffer's): a
+    /// copy is a count, and a change (`Arc::make_mut`) copies it first.
+    Coded(Arc<CodedSymbol>),
     /// A coding layer's own message (acknowledgement, feedback).
     Control(ControlMsg),
     /// An AODV message (RFC 3561) in a UDP datagram to port 654: one hop, from the
@@ -68,7 +71,7 @@ impl Packet {
     /// Replaces the bytes `carried` returns (a decoder's recovered bytes).
     pub fn set_carried(&mut self, bytes: Box<[u8]>) {
         match &mut self.l4 {
-            L4::Coded(c) => c.payload = Some(bytes),
+            L4::Coded(c) => Arc::make_mut(c).payload = Some(bytes),
             _ => self.payload = Some(bytes),
         }
     }
@@ -76,7 +79,7 @@ impl Packet {
     /// Drops the bytes `carried` returns (a decoder that has none for it).
     pub fn clear_carried(&mut self) {
         match &mut self.l4 {
-            L4::Coded(c) => c.payload = None,
+            L4::Coded(c) => Arc::make_mut(c).payload = None,
             _ => self.payload = None,
         }
     }

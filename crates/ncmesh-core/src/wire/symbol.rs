@@ -99,7 +99,7 @@ impl CodedSymbol {
             ttl: 0,
             ip_bytes: longest + header_bytes,
             created: 0,
-            l4: L4::Coded(Box::new(self)),
+            l4: L4::Coded(Arc::new(self)),
             payload: None,
         }
     }

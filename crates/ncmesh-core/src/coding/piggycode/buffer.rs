@@ -71,8 +71,13 @@ impl DecodingBuffer {
         {
             let (_, p) = self.copies.pop_front().expect("a front copy");
             self.expired += 1;
-            let i = self.index_of(p.uid).expect("every copy is indexed");
-            self.by_uid.remove(i);
+            // Mostly the smallest uid held: no search.
+            if self.by_uid.front().is_some_and(|&(u, _)| u == p.uid) {
+                self.by_uid.pop_front();
+            } else {
+                let i = self.index_of(p.uid).expect("every copy is indexed");
+                self.by_uid.remove(i);
+            }
         }
     }
 
@@ -103,10 +108,7 @@ mod tests {
             ttl: 64,
             ip_bytes: 100,
             created: 0,
-            l4: L4::Udp(UdpHeader {
-                seq: uid,
-                len: 72,
-            }),
+            l4: L4::Udp(UdpHeader { seq: uid, len: 72 }),
             payload: None,
         }
     }

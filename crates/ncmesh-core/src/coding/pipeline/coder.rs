@@ -89,7 +89,7 @@ impl PipelineCoder {
                 reports,
                 addressed,
             });
-            sym.header = Some(Arc::new(PipelineHeader { prev_len, feedback }));
+            Arc::make_mut(sym).header = Some(Arc::new(PipelineHeader { prev_len, feedback }));
         }
     }
 
