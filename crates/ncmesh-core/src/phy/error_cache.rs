@@ -19,7 +19,7 @@
 use super::error_model::Modulation;
 
 /// Slots per receiver (a power of two). A receiver's distinct (modulation, SINR) pairs
-/// are a few per neighbour; 64 slots keep collisions rare at 1.5 KiB per node.
+/// are a few per neighbour; 64 slots keep collisions rare at 3.5 KiB per node.
 const SLOTS_LOG2: u32 = 6;
 const SLOTS: usize = 1 << SLOTS_LOG2;
 
