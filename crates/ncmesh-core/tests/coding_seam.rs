@@ -460,7 +460,7 @@ impl Gf2Pairs {
             ttl: 0,
             ip_bytes: natives.iter().map(|p| p.ip_bytes).max().unwrap() + 16 + c.len() as u32,
             created: 0,
-            l4: L4::Coded(std::sync::Arc::new(CodedSymbol {
+            l4: L4::Coded(Arc::new(CodedSymbol {
                 span: Span::Generation {
                     id,
                     size: natives.len() as u16,

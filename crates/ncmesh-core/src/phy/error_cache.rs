@@ -29,16 +29,17 @@ struct Slot {
     modulation: Option<Modulation>,
     sinr_bits: u64,
     error_per_bit: f64,
-    /// The last two lengths asked at this key, newest first (their bits; 0.0's, never
-    /// asked, until then), with their survival probabilities.
-    lengths: [(u64, f64); 2],
+    /// The survival probability of the last two lengths asked at this key, newest first,
+    /// each as (the length's bits, the probability). An entry never filled holds the
+    /// bits of 0.0, a length never asked (lengths <= 0 answer before the memo).
+    survival_by_length: [(u64, f64); 2],
 }
 
 const EMPTY: Slot = Slot {
     modulation: None,
     sinr_bits: 0,
     error_per_bit: 0.0,
-    lengths: [(0, 0.0); 2],
+    survival_by_length: [(0, 0.0); 2],
 };
 
 /// Memoised [`Modulation::success`] for one receiver (see the module comment).
@@ -74,20 +75,20 @@ impl ErrorCache {
                 modulation: Some(m),
                 sinr_bits: key,
                 error_per_bit: m.error_per_bit(sinr),
-                lengths: [(0, 0.0); 2],
+                survival_by_length: [(0, 0.0); 2],
             };
         }
         // `bits` > 0, so its bits are never 0.0's: a fresh slot always computes.
         let length = bits.to_bits();
-        match slot.lengths {
+        match slot.survival_by_length {
             [(l, p), _] if l == length => p,
             [newer, (l, p)] if l == length => {
-                slot.lengths = [(l, p), newer];
+                slot.survival_by_length = [(l, p), newer];
                 p
             }
             [newer, _] => {
                 let p = m.survival(slot.error_per_bit, bits);
-                slot.lengths = [(length, p), newer];
+                slot.survival_by_length = [(length, p), newer];
                 p
             }
         }

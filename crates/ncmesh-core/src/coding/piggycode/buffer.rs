@@ -15,8 +15,8 @@ pub struct DecodingBuffer {
     keep: Time,
     /// Copies in the order they were stored, oldest first, with the time stored.
     copies: VecDeque<(Time, Packet)>,
-    /// How many copies were ever stored before `copies[0]`: copy number `n` (counted
-    /// from the first ever stored) is at `copies[n - expired]`.
+    /// How many copies have expired so far: copy number `n` (counted from the first ever
+    /// stored) is at `copies[n - expired]`.
     expired: u64,
     /// (uid, copy number) of every copy held, sorted by uid. A uid is held at most once.
     /// Uids are given in increasing order when packets are made, so most stores append,
@@ -99,7 +99,9 @@ mod tests {
     use crate::wire::udp::UdpHeader;
     use proptest::prelude::*;
 
-    fn packet(uid: u64) -> Packet {
+    /// Packet `uid`, stamped with when it was stored (`created`): a copy that a resend
+    /// replaced would tell by its stamp.
+    fn packet(uid: u64, now: Time) -> Packet {
         Packet {
             uid,
             flow: 0,
@@ -107,7 +109,7 @@ mod tests {
             dst: 1,
             ttl: 64,
             ip_bytes: 100,
-            created: 0,
+            created: now,
             l4: L4::Udp(UdpHeader { seq: uid, len: 72 }),
             payload: None,
         }
@@ -131,28 +133,31 @@ mod tests {
 
     proptest! {
         /// Stores of uids in any order (a relay's DATA and ACKs interleave, a resend
-        /// repeats a uid), at non-decreasing times, with expiry: the buffer holds exactly
-        /// the copies the scan model holds, and finds each one's own packet.
+        /// repeats a uid), at non-decreasing times, with expiry (some by `expire` alone):
+        /// the buffer holds exactly the copies the scan model holds, and finds each one's
+        /// first copy.
         #[test]
         fn holds_and_finds_what_a_scan_would(
-            ops in prop::collection::vec((0u64..40, 0u64..3), 1..300),
+            ops in prop::collection::vec((0u64..40, 0u64..3, any::<bool>()), 1..300),
             keep in 1u64..20,
         ) {
             let mut buf = DecodingBuffer::new(keep);
             let mut model = Model::default();
             let mut now = 0;
-            for (uid, dt) in ops {
+            for (uid, dt, only_expire) in ops {
                 now += dt;
-                buf.store(now, &packet(uid));
-                model.store(now, uid, keep);
+                if only_expire {
+                    buf.expire(now);
+                    model.copies.retain(|&(t, _)| t + keep > now);
+                } else {
+                    buf.store(now, &packet(uid, now));
+                    model.store(now, uid, keep);
+                }
                 prop_assert_eq!(buf.len(), model.copies.len());
                 for u in 0..40 {
-                    let held = model.copies.iter().any(|&(_, m)| m == u);
-                    let got = buf.get(u);
-                    prop_assert_eq!(got.is_some(), held, "uid {}", u);
-                    if let Some(p) = got {
-                        prop_assert_eq!(p.uid, u);
-                    }
+                    let held = model.copies.iter().find(|&&(_, m)| m == u);
+                    let got = buf.get(u).map(|p| (p.created, p.uid));
+                    prop_assert_eq!(got, held.copied(), "uid {}", u);
                 }
             }
         }
@@ -161,12 +166,12 @@ mod tests {
     #[test]
     fn a_copy_expires_keep_after_it_was_stored_and_a_resend_does_not_refresh_it() {
         let mut buf = DecodingBuffer::new(10);
-        buf.store(0, &packet(7));
-        buf.store(5, &packet(7)); // a resend: the first copy serves
-        buf.store(6, &packet(3));
+        buf.store(0, &packet(7, 0));
+        buf.store(5, &packet(7, 5)); // a resend: the first copy serves
+        buf.store(6, &packet(3, 6));
         assert_eq!(buf.len(), 2);
         buf.expire(9);
-        assert!(buf.get(7).is_some());
+        assert_eq!(buf.get(7).map(|p| p.created), Some(0));
         buf.expire(10);
         assert!(
             buf.get(7).is_none(),
