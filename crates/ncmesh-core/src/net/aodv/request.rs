@@ -54,11 +54,14 @@ impl Aodv {
         };
         // ns-3 3.44 (`routing.aodv.rreq_revalidates_route = false`): an invalid entry
         // takes the RREQ's fields and a later deletion time but stays invalid.
-        let kept_invalid = (!self.p.rreq_revalidates_route)
-            .then(|| self.table.get(now, r.orig, dp))
-            .flatten()
-            .filter(|x| x.state == RouteState::Invalid)
-            .map(|x| x.lifetime);
+        let kept_invalid = if self.p.rreq_revalidates_route {
+            None
+        } else {
+            self.table
+                .get(now, r.orig, dp)
+                .filter(|x| x.state == RouteState::Invalid)
+                .map(|x| x.lifetime)
+        };
         if !self.table.offer(now, o, dp) {
             self.table.refresh(now, r.orig, min_life, dp);
         }
