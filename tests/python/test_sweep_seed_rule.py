@@ -121,6 +121,34 @@ def test_results_keep_the_seeds_the_rule_chose(runs, tmp_path):
     assert len(res.runs) == N_MIN + N_MAX
 
 
+def test_the_rounds_share_one_set_of_workers(runs):
+    d, _, _, _ = runs
+    # Four rounds (3, 4, 5, 6 seeds of the noisy cell). Workers pack what they hold when
+    # they exit: one pack per worker and table for each set of workers. Here two sets: the
+    # two forked workers of the first round, then, once reading the rule's metric has
+    # started pyarrow's threads in this process, one executor's two for the other rounds
+    # (runner._Workers). A set per round made five packs (2 + 1 + 1 + 1).
+    packs = sorted(p.name for p in (d / "rule" / "runs").glob("pack-*.parquet"))
+    assert 1 <= len(packs) <= 4, packs
+
+
+def test_a_cell_expands_only_the_seeds_asked_for(monkeypatch):
+    import ncmesh.sweep.spec as spec_module
+
+    rule = load_sweep(_spec({"min": N_MIN, "max": N_MAX, "target": TARGET}))
+    resolved = []
+    real = spec_module._core.resolve
+    monkeypatch.setattr(spec_module._core, "resolve", lambda s: resolved.append(1) or real(s))
+    cells = rule.cells()
+    assert [params for params, _ in cells] == [{"loss.0.rate": 0.0}, {"loss.0.rate": 0.3}]
+    assert resolved == []
+    first = cells[0][1][0:N_MIN]
+    assert len(resolved) == N_MIN and [r.seed for r in first] == list(range(1, N_MIN + 1))
+    assert cells[0][1][1:2] == first[1:2] and len(resolved) == N_MIN     # not expanded twice
+    # Seed by seed, the same runs as the whole grid expanded at once.
+    assert [r.key for _, c in cells for r in c[0:N_MAX]] == [r.key for r in rule.runs()]
+
+
 def test_step_and_checkpoints():
     assert SeedRule(3, 10, 0.1, step=3).checkpoints() == [3, 6, 9, 10]
     assert SeedRule(2, 2, 0.1).checkpoints() == [2]

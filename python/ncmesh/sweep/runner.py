@@ -319,20 +319,28 @@ def run_sweep(
     interrupted = True
     used_workers = 1
     notes: list[str] = []
+    # One set of worker processes for every round of the seed rule (sized for the first).
+    pool = _Workers(min(workers, max(1, source.expected))) if source is not None else None
     try:
         while source is not None:
             if ray is None or ray is False:
-                used_workers = min(workers, max(1, source.expected))
-                _run_pool(source, ctx, used_workers, tally)
+                used_workers = pool.size
+                _run_pool(source, ctx, pool, tally)
             else:
                 used_workers = _run_ray(source, ctx, jobs, ray, tally)
             notes += [n for n in source.notes() if n not in notes]
             source = rounds.next_round() if rounds is not None else None
+        if pool is not None:
+            pool.close()      # (its workers pack the runs they hold as they exit)
         interrupted = False
         if pack:
             # Runs copied from other directories, and any a worker could not pack, wait in
             # bundles: pack them now, so that the folders read as tables.
             pack_bundles(out, fsync)
+    except BaseException:
+        if pool is not None:
+            pool.terminate()
+        raise
     finally:
         tally.sync()
         exact = (rounds.total if rounds.finished else None) if rounds is not None else \
@@ -360,21 +368,34 @@ class _Rounds:
 
     def __init__(self, sweep: Sweep, out: Path, borrow=None):
         self.sweep, self.out, self.rule, self.borrow = sweep, out, sweep.seed_rule, borrow
-        self.cells = [(params, specs) for params, specs in sweep.cells()]
+        self.cells = sweep.cells()          # each cell's runs expanded as the rounds need them
         self.n = [self.rule.n_min] * len(self.cells)      # seeds each cell uses so far
         self.open = list(range(len(self.cells)))           # cells not judged finished
         self.met: dict[int, bool] = {}
         self.sources: list[_Source] = []
         self.finished = False
         self._values: dict[str, float | None] = {}
+        self._keys: set[str] = set()      # the distinct runs of the rounds so far...
+        self._unseen = 0                  # ...and those not expanded yet
 
-    def _specs(self, cells, start) -> list[RunSpec]:
-        return [spec for c, n0 in zip(cells, start) for spec in self.cells[c][1][n0:self.n[c]]]
+    def _specs(self, cells, start):
+        """The runs of `cells` from their seed `start` to their count so far, expanded as the
+        workers take them; and how many there are."""
+        count = sum(self.n[c] - n0 for c, n0 in zip(cells, start))
+        self._unseen += count
+
+        def runs():
+            for c, n0 in zip(cells, start):
+                for spec in self.cells[c][1][n0:self.n[c]]:
+                    self._keys.add(spec.key)
+                    self._unseen -= 1
+                    yield spec
+        return runs(), count
 
     def next_round(self) -> _Source | None:
         """The next round's runs, or None when every cell is decided."""
         if not self.sources:
-            specs = self._specs(self.open, [0] * len(self.open))
+            specs, count = self._specs(self.open, [0] * len(self.open))
         else:
             grown, start = [], []
             self._read([spec.key for c in self.open for spec in self.cells[c][1][:self.n[c]]])
@@ -387,11 +408,11 @@ class _Rounds:
                 self.n[c] = next(k for k in self.rule.checkpoints() if k > self.n[c])
                 grown.append(c)
             self.open = grown
-            specs = self._specs(grown, start)
+            specs, count = self._specs(grown, start)
         if not self.open:
             self.finished = True
             return None
-        source = _Source(specs, len(specs), done_keys(self.out), self.borrow)
+        source = _Source(specs, count, done_keys(self.out), self.borrow)
         self.sources.append(source)
         return source
 
@@ -408,8 +429,9 @@ class _Rounds:
 
     @property
     def total(self) -> int:
-        """Distinct runs the cells use so far (the progress total)."""
-        return len({spec.key for c, (_, specs) in enumerate(self.cells) for spec in specs[:self.n[c]]})
+        """Distinct runs the cells use so far (the progress total; exact once every run
+        handed out has been expanded, an estimate before)."""
+        return len(self._keys) + self._unseen
 
     @property
     def skipped(self) -> int:
@@ -496,124 +518,165 @@ def _stop_pool(pool) -> None:
             pass
 
 
-def _run_pool(source: _Source, ctx: Context, workers: int, tally: _Tally) -> None:
+class _Workers:
+    """The worker processes of one sweep, started with its first batch and kept from one
+    round of its seed rule to the next (starting them again for each round cost a fork
+    server's start-up and a pack per worker and table each time). Forked from this
+    process (`forkpool.ForkPool`) only while it has a single thread: once it has more (the
+    rounds read the rule's metric with pyarrow, which starts threads), forked workers are
+    let go before the next round, since a worker lost later would be replaced by fork,
+    and a ProcessPoolExecutor fed by a fork server takes over."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.pool = None
+        self.forked = False
+
+    def forked_now(self) -> bool:
+        """Whether this round's batches go to forked workers (else to the executor)."""
+        if self.pool is not None and self.forked and not _single_threaded():
+            self.close()
+        if self.pool is None:
+            self.forked = _single_threaded()
+        return self.forked
+
+    def start(self):
+        """The pool, started if it is not running."""
+        if self.pool is None:
+            if self.forked:
+                from .forkpool import ForkPool
+
+                # (Its workers pack their runs when they exit: `finish_worker`.)
+                self.pool = ForkPool(self.size, init_worker, finish_worker)
+            else:
+                # (Its workers pack their runs when they exit after its shutdown:
+                # `init_worker` registers `finish_worker` with multiprocessing.)
+                self.pool = _pool(self.size)
+        return self.pool
+
+    def replace(self):
+        """A new executor in place of a broken one (its workers died)."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool = _pool(self.size)
+        return self.pool
+
+    def close(self) -> None:
+        """Lets the workers finish and exit (packing what they hold); waits for them."""
+        pool, self.pool = self.pool, None
+        if pool is None:
+            return
+        if self.forked:
+            pool.shutdown()
+        else:
+            pool.shutdown(wait=True)
+
+    def terminate(self) -> None:
+        """Stops the workers now (Ctrl-C, an error)."""
+        pool, self.pool = self.pool, None
+        if pool is None:
+            return
+        if self.forked:
+            pool.terminate()
+        else:
+            _stop_pool(pool)
+
+
+def _run_pool(source: _Source, ctx: Context, workers: _Workers, tally: _Tally) -> None:
     """Runs the batches on worker processes: forked directly from this process when it
     has a single thread (the `ncmesh sweep` command, a script), else (a notebook, a
     program with threads, where fork can deadlock) on a ProcessPoolExecutor whose
     workers come from a fork server."""
-    if _single_threaded():
+    if workers.forked_now():
         _run_forked(source, ctx, workers, tally)
     else:
         _run_executor(source, ctx, workers, tally)
 
 
-def _run_forked(source: _Source, ctx: Context, workers: int, tally: _Tally) -> None:
-    from .forkpool import ForkPool, WorkerDied
+def _run_forked(source: _Source, ctx: Context, workers: _Workers, tally: _Tally) -> None:
+    from .forkpool import WorkerDied
 
-    # (Its workers pack their runs when they exit: `finish_worker`.)
-    batcher = _Batcher(source, workers)
-    pool = None                       # started with the first batch
+    batcher = _Batcher(source, workers.size)
     inflight: dict[int, tuple[list[RunSpec], bool]] = {}
     dead: set[int] = set()            # workers that died since a batch last finished
-    try:
-        while True:
-            while len(inflight) < 2 * workers:
-                batch, retry = batcher.next()
-                if not batch:
-                    break
-                if pool is None:
-                    pool = ForkPool(workers, init_worker, finish_worker)
-                    tally.tick(force=True)
-                inflight[pool.submit(run_batch, Packed(batch), ctx)] = (batch, retry)
-            if not inflight:
+    while True:
+        while len(inflight) < 2 * workers.size:
+            batch, retry = batcher.next()
+            if not batch:
                 break
-            # Expand the next batches while the workers are busy (a little at a time,
-            # looking for answers in between), then wait.
-            more = source.prefetch(2 * batcher.size())
-            finished = pool.wait(timeout=0.0 if more else 1.0)
-            for task, ok, value in finished:
-                batch, retry = inflight.pop(task)
-                if ok:
-                    batcher.record(value)
-                    tally.add(value)
-                    dead.clear()
-                elif isinstance(value, WorkerDied):
-                    # Its runs are tried again one by one (a run that kills its worker
-                    # twice is recorded as failed).
-                    dead.add(value.pid)
-                    _lost(batch, retry, batcher, tally, ctx)
-                else:
-                    tally.lost(batch, f"worker task failed: {' '.join(str(value).split()) or type(value).__name__}")
-            if not finished and not more:
-                tally.tick()
-            if len(dead) >= MAX_BREAKS_WITHOUT_PROGRESS:
-                raise RuntimeError("the worker processes keep dying before finishing any run (out of memory?)")
-    except BaseException:
-        if pool is not None:
-            pool.terminate()
-        raise
-    if pool is not None:
-        pool.shutdown()
+            if workers.pool is None:
+                tally.tick(force=True)
+            inflight[workers.start().submit(run_batch, Packed(batch), ctx)] = (batch, retry)
+        if not inflight:
+            break
+        # Expand the next batches while the workers are busy (a little at a time,
+        # looking for answers in between), then wait.
+        more = source.prefetch(2 * batcher.size())
+        finished = workers.pool.wait(timeout=0.0 if more else 1.0)
+        for task, ok, value in finished:
+            batch, retry = inflight.pop(task)
+            if ok:
+                batcher.record(value)
+                tally.add(value)
+                dead.clear()
+            elif isinstance(value, WorkerDied):
+                # Its runs are tried again one by one (a run that kills its worker
+                # twice is recorded as failed).
+                dead.add(value.pid)
+                _lost(batch, retry, batcher, tally, ctx)
+            else:
+                tally.lost(batch, f"worker task failed: {' '.join(str(value).split()) or type(value).__name__}")
+        if not finished and not more:
+            tally.tick()
+        if len(dead) >= MAX_BREAKS_WITHOUT_PROGRESS:
+            raise RuntimeError("the worker processes keep dying before finishing any run (out of memory?)")
 
 
-def _run_executor(source: _Source, ctx: Context, workers: int, tally: _Tally) -> None:
+def _run_executor(source: _Source, ctx: Context, workers: _Workers, tally: _Tally) -> None:
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    # (Its workers pack their runs when they exit after its shutdown: `init_worker`
-    # registers `finish_worker` with multiprocessing.)
-    batcher = _Batcher(source, workers)
-    pool = None                       # started with the first batch
+    batcher = _Batcher(source, workers.size)
     inflight: dict = {}
     breaks = 0
-    try:
-        while True:
-            while len(inflight) < 2 * workers:
-                batch, retry = batcher.next()
-                if not batch:
-                    break
-                if pool is None:
-                    pool = _pool(workers)
-                    tally.tick(force=True)
-                inflight[pool.submit(run_batch, Packed(batch), ctx)] = (batch, retry)
-            if not inflight:
+    while True:
+        while len(inflight) < 2 * workers.size:
+            batch, retry = batcher.next()
+            if not batch:
                 break
-            finished, _ = wait(list(inflight), timeout=1.0, return_when=FIRST_COMPLETED)
-            broken = False
-            for fut in finished:
-                batch, retry = inflight.pop(fut)
-                try:
-                    outcomes = fut.result()
-                except BrokenProcessPool:
-                    broken = True
-                    _lost(batch, retry, batcher, tally, ctx)
-                    continue
-                except Exception as e:  # noqa: BLE001 - e.g. a batch that cannot be pickled
-                    tally.lost(batch, f"worker task failed: {' '.join(str(e).split()) or type(e).__name__}")
-                    continue
-                batcher.record(outcomes)
-                tally.add(outcomes)
-                breaks = 0
-            if not finished:
-                tally.tick()
-            if broken:
-                breaks += 1
-                if breaks >= MAX_BREAKS_WITHOUT_PROGRESS:
-                    raise RuntimeError(
-                        "the worker processes keep dying before finishing any run (out of memory? "
-                        "a script that calls run_sweep without `if __name__ == \"__main__\":`?)")
-                # Every other batch in flight died with the pool: retry those runs one by one.
-                for fut, (batch, retry) in list(inflight.items()):
-                    _lost(batch, retry, batcher, tally, ctx)
-                inflight.clear()
-                pool.shutdown(wait=False, cancel_futures=True)
-                pool = _pool(workers)
-    except BaseException:
-        if pool is not None:
-            _stop_pool(pool)
-        raise
-    if pool is not None:
-        pool.shutdown(wait=True)
+            if workers.pool is None:
+                tally.tick(force=True)
+            inflight[workers.start().submit(run_batch, Packed(batch), ctx)] = (batch, retry)
+        if not inflight:
+            break
+        finished, _ = wait(list(inflight), timeout=1.0, return_when=FIRST_COMPLETED)
+        broken = False
+        for fut in finished:
+            batch, retry = inflight.pop(fut)
+            try:
+                outcomes = fut.result()
+            except BrokenProcessPool:
+                broken = True
+                _lost(batch, retry, batcher, tally, ctx)
+                continue
+            except Exception as e:  # noqa: BLE001 - e.g. a batch that cannot be pickled
+                tally.lost(batch, f"worker task failed: {' '.join(str(e).split()) or type(e).__name__}")
+                continue
+            batcher.record(outcomes)
+            tally.add(outcomes)
+            breaks = 0
+        if not finished:
+            tally.tick()
+        if broken:
+            breaks += 1
+            if breaks >= MAX_BREAKS_WITHOUT_PROGRESS:
+                raise RuntimeError(
+                    "the worker processes keep dying before finishing any run (out of memory? "
+                    "a script that calls run_sweep without `if __name__ == \"__main__\":`?)")
+            # Every other batch in flight died with the pool: retry those runs one by one.
+            for fut, (batch, retry) in list(inflight.items()):
+                _lost(batch, retry, batcher, tally, ctx)
+            inflight.clear()
+            workers.replace()
 
 
 def _lost(batch: list[RunSpec], retry: bool, batcher: _Batcher, tally: _Tally, ctx: Context) -> None:

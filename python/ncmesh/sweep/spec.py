@@ -309,16 +309,12 @@ class Sweep:
             yield spec
         self._runs = runs
 
-    def cells(self):
-        """The runs grouped by grid point (cell), in `runs()` order: (params, [RunSpec per
-        seed, in seed order])."""
-        per_cell = len(self.seeds)
-        cell: list[RunSpec] = []
-        for spec in self.iter_runs():
-            cell.append(spec)
-            if len(cell) == per_cell:
-                yield dict(cell[0].params), cell
-                cell = []
+    def cells(self) -> list[tuple[dict, "CellRuns"]]:
+        """The runs grouped by grid point (cell), in `runs()` order: (params, its runs in
+        seed order), each run expanded when it is first asked for (a seed rule's cell may
+        never need its later seeds)."""
+        build_cache: dict[str, Any] = {}
+        return [(params, CellRuns(self, params, build_cache)) for params in self.combinations()]
 
     # --- expansion
     @property
@@ -350,15 +346,20 @@ class Sweep:
     def _expand(self, seeds: list[int] | None = None):
         build_cache: dict[str, Any] = {}
         for params in self.combinations():
-            opt_params = {k: v for k, v in params.items() if self.grid_kind[k] == "option"}
             for seed in self.seeds if seeds is None else seeds:
-                ck = canonical_json([opt_params, seed if self.builder_seed_follows_run else None])
-                if ck not in build_cache:
-                    try:
-                        build_cache[ck] = self._base_scenario(params, seed)
-                    except (ScenarioError, SweepError) as e:
-                        build_cache[ck] = e
-                yield self._make_run(build_cache[ck], params, seed)
+                yield self._run(params, seed, build_cache)
+
+    def _run(self, params: dict, seed: int, build_cache: dict[str, Any]) -> RunSpec:
+        """The run of grid point `params` with `seed`; `build_cache` keeps the built base
+        scenarios (one per builder options and, if the builder's seed follows the run's, seed)."""
+        opt_params = {k: v for k, v in params.items() if self.grid_kind[k] == "option"}
+        ck = canonical_json([opt_params, seed if self.builder_seed_follows_run else None])
+        if ck not in build_cache:
+            try:
+                build_cache[ck] = self._base_scenario(params, seed)
+            except (ScenarioError, SweepError) as e:
+                build_cache[ck] = e
+        return self._make_run(build_cache[ck], params, seed)
 
     def _make_run(self, built, params: dict, seed: int) -> RunSpec:
         if isinstance(built, Exception):
@@ -566,6 +567,27 @@ def _check(data: dict, folder: Path) -> Sweep:
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+class CellRuns:
+    """The runs of one grid point of a sweep, one per seed in seed order (a list-like that
+    takes slices), each expanded when it is first asked for: a seed rule decides most
+    cells long before their last seeds, and expanding a full reproduction's every seed up
+    front kept the workers waiting for seconds per part."""
+
+    def __init__(self, sweep: "Sweep", params: dict, build_cache: dict[str, Any]):
+        self._sweep, self._params, self._cache = sweep, params, build_cache
+        self._runs: list[RunSpec] = []
+
+    def __len__(self) -> int:
+        return len(self._sweep.seeds)
+
+    def __getitem__(self, k: slice) -> list[RunSpec]:
+        stop = len(self) if k.stop is None else min(k.stop, len(self))
+        while len(self._runs) < stop:
+            seed = self._sweep.seeds[len(self._runs)]
+            self._runs.append(self._sweep._run(self._params, seed, self._cache))
+        return self._runs[k]
 
 
 def _check_seeds(table: Any) -> tuple[list[int], SeedRule | None]:
