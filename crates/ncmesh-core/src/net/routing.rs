@@ -67,6 +67,27 @@ pub struct Routes {
     spread: Spread,
     /// Per flow with several paths: (node, downstream neighbour) on any of them.
     fan: Vec<Vec<(NodeId, NodeId)>>,
+    /// Per flow with several paths, towards its destination and towards its source: each
+    /// node's candidates among `fan`, cheapest first, computed once (the routes do not
+    /// change during a run, and a relay asks for every packet it receives).
+    fan_hops: Vec<[FanHops; 2]>,
+}
+
+/// The candidate next hops of every node for one flow and direction.
+#[derive(Debug, Clone, Default)]
+struct FanHops {
+    /// Per node: where its candidates are in `hops` (empty if it is on no path).
+    range: Vec<(u32, u32)>,
+    hops: Vec<NextHop>,
+}
+
+impl FanHops {
+    fn of(&self, at: NodeId) -> &[NextHop] {
+        match self.range.get(at as usize) {
+            Some(&(start, end)) => &self.hops[start as usize..end as usize],
+            None => &[],
+        }
+    }
 }
 
 impl Routes {
@@ -83,6 +104,7 @@ impl Routes {
             ends: vec![(NONE, NONE); flows],
             spread: Spread::Cheapest,
             fan: vec![Vec::new(); flows],
+            fan_hops: vec![Default::default(); flows],
         };
         for &d in destinations {
             if r.dst_row[d as usize] == NONE {
@@ -188,6 +210,34 @@ impl Routes {
         self.fan[flow as usize] = fan;
         self.paths[flow as usize] = paths;
         self.ends[flow as usize] = (src, dst);
+        self.fan_hops[flow as usize] =
+            [true, false].map(|to_dst| self.fan_candidates(flow, to_dst));
+    }
+
+    /// Every node's candidates among the fan of `flow` towards its destination (`to_dst`)
+    /// or its source, cheapest first; empty if the flow has one path or no table leads
+    /// there.
+    fn fan_candidates(&self, flow: u32, to_dst: bool) -> FanHops {
+        let fan = &self.fan[flow as usize];
+        let (src, dst) = self.ends[flow as usize];
+        let row = self.dst_row[if to_dst { dst } else { src } as usize];
+        if fan.is_empty() || row == NONE {
+            return FanHops::default();
+        }
+        let tree = &self.trees[row as usize];
+        // Towards the source, the paths are walked backwards.
+        let step = |&(v, h): &(NodeId, NodeId)| if to_dst { (v, h) } else { (h, v) };
+        let mut out = FanHops::default();
+        for at in 0..self.adj.len() as NodeId {
+            let start = out.hops.len();
+            for (_, h) in fan.iter().map(step).filter(|&(v, _)| v == at) {
+                let cost = self.link_cost(at, h).unwrap_or(f64::INFINITY) + tree.dist[h as usize];
+                out.hops.push(NextHop { node: h, cost });
+            }
+            out.hops[start..].sort_by(|a, b| a.cost.total_cmp(&b.cost).then(a.node.cmp(&b.node)));
+            out.range.push((start as u32, out.hops.len() as u32));
+        }
+        out
     }
 
     /// The paths of `flow` from its source to its destination: one for single-path
@@ -228,19 +278,13 @@ impl Routes {
             return out;
         }
         let tree = &self.trees[row as usize];
-        let fan = &self.fan[flow as usize];
         let (src_end, dst_end) = self.ends[flow as usize];
         let (to_dst, to_src) = (dst == dst_end, dst == src_end);
-        if !fan.is_empty() && (to_dst || to_src) {
-            // Towards the source, the paths are walked backwards.
-            let step = |&(v, h): &(NodeId, NodeId)| if to_dst { (v, h) } else { (h, v) };
-            for (_, h) in fan.iter().map(step).filter(|&(v, _)| v == at) {
-                let cost = self.link_cost(at, h).unwrap_or(f64::INFINITY) + tree.dist[h as usize];
-                out.push(NextHop { node: h, cost });
-            }
-            out.sort_by(|a, b| a.cost.total_cmp(&b.cost).then(a.node.cmp(&b.node)));
-            if !out.is_empty() {
-                return out;
+        if to_dst || to_src {
+            // On the flow's reinforced paths (`fan_candidates`), if `at` is on one.
+            let fan = self.fan_hops[flow as usize][usize::from(!to_dst)].of(at);
+            if !fan.is_empty() {
+                return NextHops::from_slice(fan);
             }
         }
         let h = tree.next[at as usize];
@@ -612,6 +656,69 @@ mod tests {
         one.set_paths(0, 0, 5, 1, Reinforce::Hops);
         for v in 0..5 {
             assert!(next(&one, v).len() <= 1, "node {v}");
+        }
+    }
+
+    /// The candidates `next_hops` keeps per node equal those worked out from the fan at
+    /// each call (a model of the computation before they were kept): every node, both
+    /// directions, on a grid whose links cost 1 to 2.9 (ties and distinct costs).
+    #[test]
+    fn kept_fan_candidates_equal_the_fan_worked_out_per_call() {
+        let (w, n) = (4u32, 16usize);
+        let mut adj = vec![Vec::new(); n];
+        for v in 0..n as u32 {
+            let (x, y) = (v % w, v / w);
+            for (nx, ny) in [(x + 1, y), (x, y + 1)] {
+                if nx < w && ny < w {
+                    let u = ny * w + nx;
+                    let cost = 1.0 + f64::from((v * 7 + u * 3) % 20) / 10.0;
+                    for (a, b) in [(v, u), (u, v)] {
+                        adj[a as usize].push(Edge {
+                            to: b,
+                            cost,
+                            etx: cost,
+                            delivery: 1.0 / cost,
+                        });
+                    }
+                }
+            }
+        }
+        for how in [Reinforce::Hops, Reinforce::Paths] {
+            let mut r = Routes::new(adj.clone(), &[0, 15, 3, 12], 2);
+            r.set_paths(0, 0, 15, 3, how);
+            r.set_paths(1, 12, 3, 2, how);
+            let mut seen = 0;
+            for flow in 0..2u32 {
+                let (src, dst) = r.ends[flow as usize];
+                for (target, to_dst) in [(dst, true), (src, false)] {
+                    let tree = &r.trees[r.dst_row[target as usize] as usize];
+                    for at in 0..n as u32 {
+                        let mut want: Vec<NextHop> = r.fan[flow as usize]
+                            .iter()
+                            .map(|&(v, h)| if to_dst { (v, h) } else { (h, v) })
+                            .filter(|&(v, _)| v == at)
+                            .map(|(_, h)| NextHop {
+                                node: h,
+                                cost: r.link_cost(at, h).unwrap() + tree.dist[h as usize],
+                            })
+                            .collect();
+                        want.sort_by(|a, b| a.cost.total_cmp(&b.cost).then(a.node.cmp(&b.node)));
+                        if want.is_empty() && tree.next[at as usize] != NONE {
+                            want.push(NextHop {
+                                node: tree.next[at as usize],
+                                cost: tree.dist[at as usize],
+                            });
+                        }
+                        seen += usize::from(want.len() > 1);
+                        assert_eq!(
+                            r.next_hops(at, target, flow).as_slice(),
+                            want.as_slice(),
+                            "{how:?} flow {flow} at {at}"
+                        );
+                    }
+                }
+            }
+            assert!(seen > 0, "{how:?}: some node has several candidates");
         }
     }
 
