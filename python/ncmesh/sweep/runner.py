@@ -319,8 +319,9 @@ def run_sweep(
     interrupted = True
     used_workers = 1
     notes: list[str] = []
-    # One set of worker processes for every round of the seed rule (sized for the first).
-    pool = _Workers(min(workers, max(1, source.expected))) if source is not None else None
+    # One set of worker processes for every round of the seed rule, as many as the runs
+    # the sweep may need (with a rule: every grid point at its most seeds).
+    pool = _Workers(min(workers, max(1, len(sweep)))) if source is not None else None
     try:
         while source is not None:
             if ray is None or ray is False:
