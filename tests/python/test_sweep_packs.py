@@ -160,6 +160,45 @@ def test_dropped_runs_are_computed_again_and_the_same(stores, tmp_path):
     _assert_same(d, own)
 
 
+def test_repeated_columns_are_dictionary_encoded_and_read_back_as_given():
+    # A run's key, sweep, seed and params are the same on each of its rows: the writer
+    # keeps each value once (a dictionary page) and its rows as one run of its index.
+    # 300 runs: more than 256 values, so the indices take two bytes; nulls among them.
+    s = short_chain(hops=1).to_dict()
+    n = 300
+
+    def prefix(i):
+        return [("run_key", "string", f"key-{i:04d}"), ("sweep", "string", "dict"),
+                ("seed", "int64", i), ("rate", "float64", None if i % 7 == 0 else i / 3),
+                ("note", "string", None if i % 5 == 0 else "same"), ("flag", "bool", i % 2 == 0)]
+
+    parts, rows = [], []
+    for i in range(n):
+        s["simulation"]["seed"] = i + 1
+        raw = _core.run_parquet(s, prefix(i), TABLE_SPECS, CREATED_BY, keep_parts=True)
+        parts.append(raw["parts"]["node_series"])
+        rows.append(pq.read_table(pa.BufferReader(raw["node_series"])).num_rows)
+        if i == 1:      # (a run whose values are all present; a column of nulls stays PLAIN)
+            one = pq.ParquetFile(pa.BufferReader(raw["node_series"]))
+    packed = pq.ParquetFile(pa.BufferReader(_core.encode_pack(parts, CREATED_BY)))
+    table = packed.read()
+    for name, _, _ in prefix(0):
+        expected = [value for i in range(n) for value in [dict((c, v) for c, _, v in prefix(i))[name]] * rows[i]]
+        assert table.column(name).to_pylist() == expected, name
+    names = [c for c, _, _ in prefix(0)]
+    for f in (one, packed):
+        chunks = {f.metadata.row_group(0).column(k).path_in_schema: f.metadata.row_group(0).column(k)
+                  for k in range(f.metadata.num_columns)}
+        for name in names:
+            dictionary = "RLE_DICTIONARY" in chunks[name].encodings
+            assert dictionary == (name != "flag"), (name, chunks[name].encodings)
+    # Each key once (12 bytes and more in PLAIN on each row): under a byte a row.
+    key = {packed.metadata.row_group(0).column(k).path_in_schema: packed.metadata.row_group(0).column(k)
+           for k in range(packed.metadata.num_columns)}["run_key"]
+    assert sum(rows) >= 10 * n and key.total_compressed_size < sum(rows)
+    assert table.schema.field("run_key").type == pa.string()
+
+
 def test_encode_pack_is_the_runs_files_one_after_the_other():
     s = short_chain(hops=1).to_dict()
     prefixes = [[("run_key", "string", f"k{i}"), ("sweep", "string", "x"), ("seed", "int64", i)]

@@ -12,10 +12,12 @@
 //! | `string`       | optional BYTE_ARRAY, logical type STRING (converted UTF8)      |
 //! | `list<T>`      | optional group (LIST) { repeated group list { optional T element } }, T one of the above |
 //!
-//! This is the layout pyarrow writes (`pq.write_table(..., use_dictionary=False,
-//! write_statistics=False)`), so the files read back as the same Arrow schema (every
-//! column nullable, lists as `list<element: T>`). One row group, one v1 data page per
-//! column, PLAIN values, RLE levels, no compression, no statistics. `None` is null.
+//! This is the layout pyarrow writes (`pq.write_table(..., write_statistics=False)`), so
+//! the files read back as the same Arrow schema (every column nullable, lists as
+//! `list<element: T>`). One row group, one v1 data page per column, RLE levels, no
+//! compression, no statistics; PLAIN values, except a column that repeats a value per run
+//! (a run's key, sweep, seed and params): a dictionary page of its values and RLE runs of
+//! their indices (`encode_repeats`). `None` is null.
 //! Anything else (another type, a value that does not fit) raises TypeError or
 //! ValueError, and the caller falls back to pyarrow.
 
@@ -39,8 +41,10 @@ const CONVERTED_UTF8: i32 = 0;
 const CONVERTED_LIST: i32 = 3;
 const ENC_PLAIN: i32 = 0;
 const ENC_RLE: i32 = 3;
+const ENC_RLE_DICTIONARY: i32 = 8;
 const CODEC_UNCOMPRESSED: i32 = 0;
 const PAGE_DATA: i32 = 0;
+const PAGE_DICTIONARY: i32 = 2;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Prim {
@@ -185,12 +189,98 @@ impl Thrift {
 
 // ---------------------------------------------------------------- columns
 
-/// One column, encoded: levels and PLAIN values of its single data page.
+/// One column, encoded: its data page (levels, and PLAIN values or dictionary indices), and
+/// its dictionary page if it has one.
 struct Encoded {
     name: String,
     ty: ColType,
     num_values: usize, // level entries (rows, or list elements + empty/null lists)
-    page: Vec<u8>,     // levels + values, as they go in the page
+    page: Vec<u8>,     // levels + values (or dictionary indices), as they go in the page
+    /// A dictionary-encoded column: its dictionary page's PLAIN values and their count.
+    dict: Option<(Vec<u8>, usize)>,
+}
+
+/// A column of repeated values (a run's key, sweep, seed and params, the same on each of
+/// its rows; in a pack, one such value per run): dictionary-encoded, so that each value is
+/// stored once and its rows as one RLE run of its index, instead of PLAIN on every row
+/// (a run's node series has thousands of rows). None for any other column, for lists and
+/// for booleans (PLAIN, as pyarrow writes booleans).
+fn encode_repeats(c: &Column<'_>) -> Result<Option<Encoded>, Unsupported> {
+    let parts: Vec<(&Cell, usize)> = match c.values {
+        Src::Repeat(cell, n) => vec![(cell, n)],
+        Src::Joined(parts) => {
+            let mut out = Vec::with_capacity(parts.len());
+            for p in parts {
+                match p {
+                    Src::Repeat(cell, n) => out.push((*cell, *n)),
+                    _ => return Ok(None),
+                }
+            }
+            out
+        }
+        Src::Cells(_) => return Ok(None),
+    };
+    if c.ty.list
+        || c.ty.prim == Prim::Bool
+        || parts.iter().all(|&(cell, n)| n == 0 || *cell == Cell::Null)
+    {
+        return Ok(None);
+    }
+    // The distinct values in order of first appearance (consecutive runs often share one:
+    // the sweep's name, a grid value).
+    let mut dict: Vec<&Cell> = Vec::new();
+    let mut indexed: Vec<(Option<usize>, usize)> = Vec::with_capacity(parts.len());
+    for &(cell, n) in &parts {
+        if n == 0 {
+            continue;
+        }
+        if *cell == Cell::Null {
+            indexed.push((None, n));
+            continue;
+        }
+        let i = match dict.iter().rposition(|d| *d == cell) {
+            Some(i) => i,
+            None => {
+                dict.push(cell);
+                dict.len() - 1
+            }
+        };
+        indexed.push((Some(i), n));
+    }
+    let mut values = Values::new(c.ty.prim);
+    for d in &dict {
+        values.push(d)?;
+    }
+    let mut dict_bytes = Vec::new();
+    values.finish(&mut dict_bytes);
+    // Definition levels as in a PLAIN page; then the indices of the values present: their
+    // bit width (at least 1), then RLE runs of the RLE/bit-packed hybrid (no length prefix).
+    let mut defs = Vec::with_capacity(c.values.len());
+    for &(idx, n) in &indexed {
+        defs.extend(std::iter::repeat_n(u8::from(idx.is_some()), n));
+    }
+    let mut page = Vec::new();
+    rle_levels(&defs, &mut page);
+    let width = (usize::BITS - (dict.len() - 1).leading_zeros()).max(1);
+    page.push(width as u8);
+    let value_bytes = width.div_ceil(8) as usize;
+    for &(idx, n) in &indexed {
+        let Some(idx) = idx else { continue };
+        let mut header = (n as u64) << 1;
+        while header >= 0x80 {
+            page.push((header as u8) | 0x80);
+            header >>= 7;
+        }
+        page.push(header as u8);
+        page.extend_from_slice(&(idx as u64).to_le_bytes()[..value_bytes]);
+    }
+    Ok(Some(Encoded {
+        name: c.name.to_string(),
+        ty: c.ty,
+        num_values: defs.len(),
+        page,
+        dict: Some((dict_bytes, dict.len())),
+    }))
 }
 
 /// RLE/bit-packed hybrid encoding of levels, RLE runs only; 4-byte length prefix (v1 page).
@@ -358,6 +448,9 @@ impl Values {
 }
 
 fn encode_column(c: &Column<'_>) -> Result<Encoded, Unsupported> {
+    if let Some(e) = encode_repeats(c)? {
+        return Ok(e);
+    }
     let ty = c.ty;
     let mut vals = Values::new(ty.prim);
     let mut page = Vec::new();
@@ -380,6 +473,7 @@ fn encode_column(c: &Column<'_>) -> Result<Encoded, Unsupported> {
             ty,
             num_values: defs.len(),
             page,
+            dict: None,
         });
     }
     // optional group (LIST) { repeated group list { optional T element } }
@@ -420,6 +514,7 @@ fn encode_column(c: &Column<'_>) -> Result<Encoded, Unsupported> {
         ty,
         num_values: defs.len(),
         page,
+        dict: None,
     })
 }
 
@@ -528,16 +623,38 @@ pub fn encode(columns: &[Column<'_>], created_by: &str) -> Result<Vec<u8>, Unsup
 
     let mut out = Vec::with_capacity(64 + encoded.iter().map(|e| e.page.len() + 32).sum::<usize>());
     out.extend_from_slice(MAGIC);
-    // (data_page_offset, total size with header) per column
+    // (dictionary page offset, data page offset, total size with headers) per column
     let mut chunks = Vec::with_capacity(encoded.len());
     for e in &encoded {
+        let start = out.len();
+        let dict_offset = e.dict.as_ref().map(|(values, count)| {
+            let mut h = Thrift::new();
+            h.i32(1, PAGE_DICTIONARY);
+            h.i32(2, values.len() as i32);
+            h.i32(3, values.len() as i32);
+            h.begin(7); // DictionaryPageHeader
+            h.i32(1, *count as i32);
+            h.i32(2, ENC_PLAIN);
+            h.end();
+            h.buf.push(0); // end of PageHeader
+            out.extend_from_slice(&h.buf);
+            out.extend_from_slice(values);
+            start
+        });
         let mut h = Thrift::new();
         h.i32(1, PAGE_DATA);
         h.i32(2, e.page.len() as i32);
         h.i32(3, e.page.len() as i32);
         h.begin(5); // DataPageHeader
         h.i32(1, e.num_values as i32);
-        h.i32(2, ENC_PLAIN);
+        h.i32(
+            2,
+            if e.dict.is_some() {
+                ENC_RLE_DICTIONARY
+            } else {
+                ENC_PLAIN
+            },
+        );
         h.i32(3, ENC_RLE);
         h.i32(4, ENC_RLE);
         h.end();
@@ -545,9 +662,9 @@ pub fn encode(columns: &[Column<'_>], created_by: &str) -> Result<Vec<u8>, Unsup
         let offset = out.len();
         out.extend_from_slice(&h.buf);
         out.extend_from_slice(&e.page);
-        chunks.push((offset, h.buf.len() + e.page.len()));
+        chunks.push((dict_offset, offset, out.len() - start));
     }
-    let total: usize = chunks.iter().map(|c| c.1).sum();
+    let total: usize = chunks.iter().map(|c| c.2).sum();
 
     // FileMetaData
     let mut t = Thrift::new();
@@ -585,14 +702,20 @@ pub fn encode(columns: &[Column<'_>], created_by: &str) -> Result<Vec<u8>, Unsup
     t.list_header(4, CT_STRUCT, 1);
     t.begin_elem(); // RowGroup
     t.list_header(1, CT_STRUCT, encoded.len());
-    for (e, (offset, size)) in encoded.iter().zip(&chunks) {
+    for (e, (dict_offset, offset, size)) in encoded.iter().zip(&chunks) {
         t.begin_elem(); // ColumnChunk
         t.i64(2, 0); // file_offset (deprecated)
         t.begin(3); // ColumnMetaData
         t.i32(1, e.ty.prim.physical());
-        t.list_header(2, CT_I32, 2);
-        t.zigzag(ENC_PLAIN as i64);
-        t.zigzag(ENC_RLE as i64);
+        let encodings: &[i32] = if e.dict.is_some() {
+            &[ENC_PLAIN, ENC_RLE, ENC_RLE_DICTIONARY]
+        } else {
+            &[ENC_PLAIN, ENC_RLE]
+        };
+        t.list_header(2, CT_I32, encodings.len());
+        for enc in encodings {
+            t.zigzag(*enc as i64);
+        }
         let path: Vec<&[u8]> = if e.ty.list {
             vec![e.name.as_bytes(), b"list", b"element"]
         } else {
@@ -608,6 +731,9 @@ pub fn encode(columns: &[Column<'_>], created_by: &str) -> Result<Vec<u8>, Unsup
         t.i64(6, *size as i64);
         t.i64(7, *size as i64);
         t.i64(9, *offset as i64);
+        if let Some(d) = dict_offset {
+            t.i64(11, *d as i64); // dictionary_page_offset
+        }
         t.end();
         t.end();
     }
