@@ -115,12 +115,8 @@ impl Thrift {
         }
     }
 
-    fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.buf.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        self.buf.push(v as u8);
+    fn varint(&mut self, v: u64) {
+        varint(&mut self.buf, v);
     }
 
     fn zigzag(&mut self, v: i64) {
@@ -255,53 +251,68 @@ fn encode_repeats(c: &Column<'_>) -> Result<Option<Encoded>, Unsupported> {
     values.finish(&mut dict_bytes);
     // Definition levels as in a PLAIN page; then the indices of the values present: their
     // bit width (at least 1), then RLE runs of the RLE/bit-packed hybrid (no length prefix).
-    let mut defs = Vec::with_capacity(c.values.len());
-    for &(idx, n) in &indexed {
-        defs.extend(std::iter::repeat_n(u8::from(idx.is_some()), n));
-    }
     let mut page = Vec::new();
-    rle_levels(&defs, &mut page);
+    rle_level_runs(
+        indexed.iter().map(|&(idx, n)| (u8::from(idx.is_some()), n)),
+        &mut page,
+    );
     let width = (usize::BITS - (dict.len() - 1).leading_zeros()).max(1);
     page.push(width as u8);
     let value_bytes = width.div_ceil(8) as usize;
     for &(idx, n) in &indexed {
-        let Some(idx) = idx else { continue };
-        let mut header = (n as u64) << 1;
-        while header >= 0x80 {
-            page.push((header as u8) | 0x80);
-            header >>= 7;
+        if let Some(idx) = idx {
+            rle_run(&mut page, n, &(idx as u64).to_le_bytes()[..value_bytes]);
         }
-        page.push(header as u8);
-        page.extend_from_slice(&(idx as u64).to_le_bytes()[..value_bytes]);
     }
     Ok(Some(Encoded {
         name: c.name.to_string(),
         ty: c.ty,
-        num_values: defs.len(),
+        num_values: indexed.iter().map(|&(_, n)| n).sum(),
         page,
         dict: Some((dict_bytes, dict.len())),
     }))
 }
 
+/// An unsigned LEB128 varint (Thrift's compact integers, RLE run headers).
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// One RLE run of the RLE/bit-packed hybrid: `count` times `value` (its little-endian
+/// bytes, as many as the bit width takes).
+fn rle_run(out: &mut Vec<u8>, count: usize, value: &[u8]) {
+    varint(out, (count as u64) << 1);
+    out.extend_from_slice(value);
+}
+
 /// RLE/bit-packed hybrid encoding of levels, RLE runs only; 4-byte length prefix (v1 page).
 fn rle_levels(levels: &[u8], out: &mut Vec<u8>) {
+    rle_level_runs(levels.iter().map(|&l| (l, 1)), out);
+}
+
+/// `rle_levels` of levels given as (level, count) runs; adjacent runs of one level are
+/// written as one.
+fn rle_level_runs(runs: impl IntoIterator<Item = (u8, usize)>, out: &mut Vec<u8>) {
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
-    let mut i = 0;
-    while i < levels.len() {
-        let v = levels[i];
-        let mut j = i + 1;
-        while j < levels.len() && levels[j] == v {
-            j += 1;
+    let mut current: Option<(u8, usize)> = None;
+    for (level, count) in runs {
+        match &mut current {
+            Some((l, n)) if *l == level => *n += count,
+            _ => {
+                if let Some((l, n)) = current {
+                    rle_run(out, n, &[l]); // bit width <= 8: one byte
+                }
+                current = Some((level, count));
+            }
         }
-        let mut n = ((j - i) as u64) << 1;
-        while n >= 0x80 {
-            out.push((n as u8) | 0x80);
-            n >>= 7;
-        }
-        out.push(n as u8);
-        out.push(v); // bit width <= 8: one byte
-        i = j;
+    }
+    if let Some((l, n)) = current {
+        rle_run(out, n, &[l]);
     }
     let len = (out.len() - start - 4) as u32;
     out[start..start + 4].copy_from_slice(&len.to_le_bytes());

@@ -562,14 +562,11 @@ class _Workers:
         return self.pool
 
     def close(self) -> None:
-        """Lets the workers finish and exit (packing what they hold); waits for them."""
+        """Lets the workers finish and exit (packing what they hold); waits for them (both
+        kinds of pool wait in `shutdown()`)."""
         pool, self.pool = self.pool, None
-        if pool is None:
-            return
-        if self.forked:
+        if pool is not None:
             pool.shutdown()
-        else:
-            pool.shutdown(wait=True)
 
     def terminate(self) -> None:
         """Stops the workers now (Ctrl-C, an error)."""
